@@ -1,0 +1,1 @@
+"""HTTP/JSON gateway in front of a Kubernetes API server for the Dashboard web UI."""

@@ -1,0 +1,1 @@
+"""Bearer tokens, CSRF tokens and the sign-in endpoints."""

@@ -1,0 +1,3 @@
+"""Everything that talks to the Kubernetes API server lives in this package."""
+
+from dashboard_api.cluster.client import Cluster, Handle, Response  # noqa: F401

@@ -1,0 +1,161 @@
+"""Raw, asynchronous calls to the API server with the caller's own credentials.
+
+Objects come back as plain dicts decoded by ujson from the raw bytes: the typed models of the
+``kubernetes`` package cost 20-35 times as much. The blocking urllib3 calls run in the bounded
+executor; the event loop only awaits them.
+"""
+
+import gc
+import urllib.parse
+
+import ujson
+import urllib3
+
+from dashboard_api.cluster.config import USER_AGENT
+from dashboard_api.cluster.executor import Executor
+from dashboard_api.cluster.ratelimit import TokenBucket
+from dashboard_api.errors import ApiError, from_apiserver
+
+# A big LIST decodes into millions of small objects; the cyclic collector rescanning them is most
+# of the decode time, and they hold no cycles. Raised thresholds keep it out of the way.
+gc.set_threshold(100_000, 50, 100)
+
+IMPERSONATION_PREFIXES = ("impersonate-user", "impersonate-group", "impersonate-extra-",
+                          "impersonate-uid")
+
+
+class Response:
+    __slots__ = ("status", "headers", "data")
+
+    def __init__(self, status, headers, data):
+        self.status = status
+        self.headers = headers
+        self.data = data
+
+    def json(self):
+        return ujson.loads(self.data) if self.data else None
+
+
+class Stream:
+    """A streamed response body (logs); chunks are read in the executor."""
+
+    def __init__(self, cluster, response):
+        self._cluster = cluster
+        self._response = response
+        self.status = response.status
+        self.headers = response.headers
+
+    async def read(self, size=65536):
+        """Returns the next chunk, or b"" at the end."""
+        return await self._cluster.executor.run(self._response.read1, size)
+
+    def close(self):
+        self._response.release_conn()
+        self._response.close()
+
+
+class Cluster:
+    """The process-wide door to the API server: pools, executor, rate limit, discovery."""
+
+    def __init__(self, config, executor=None, qps=0, burst=1, timeout=60.0):
+        from dashboard_api.cluster.discovery import Discovery
+
+        self.config = config
+        self.executor = executor or Executor(max_workers=16)
+        self.limiter = TokenBucket(qps, burst)
+        self.timeout = timeout
+        self.discovery = Discovery()
+
+    def handle(self, token, impersonation=None):
+        return Handle(self, {"Authorization": "Bearer " + token}, impersonation or {})
+
+    def service_handle(self):
+        """The service's own identity; only for calls the specification allows."""
+        if self.config.service_pool is None:
+            raise ApiError(500, "the service has no identity of its own in proxy mode")
+        return Handle(self, None, {}, service=True)
+
+    def url(self, path, params=None):
+        url = self.config.host + path
+        if params:
+            url += "?" + urllib.parse.urlencode(
+                [(k, v) for k, v in params.items() if v is not None], doseq=True)
+        return url
+
+    def _send(self, pool, method, url, headers, body, timeout, stream):
+        try:
+            response = pool.request(method, url, headers=headers, body=body,
+                                    preload_content=not stream, redirect=False,
+                                    retries=False, timeout=timeout)
+        except urllib3.exceptions.HTTPError as exc:
+            raise ApiError(503, "the API server is unreachable: %s" % type(exc).__name__,
+                           "ServiceUnavailable") from exc
+        if stream and response.status >= 400:
+            data = response.read()
+            response.release_conn()
+            return Response(response.status, response.headers, data)
+        if stream:
+            return response
+        return Response(response.status, response.headers, response.data)
+
+
+class Handle:
+    """One caller's view of the cluster: their token and impersonation headers on every call."""
+
+    def __init__(self, cluster, auth, impersonation, service=False):
+        self.cluster = cluster
+        self._auth = auth
+        self._impersonation = impersonation
+        self._service = service
+
+    def headers(self):
+        headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        if self._service:
+            headers.update(self.cluster.config.service_headers())
+        elif self._auth:
+            headers.update(self._auth)
+        headers.update(self._impersonation)
+        return headers
+
+    async def call(self, method, path, params=None, body=None,
+                   content_type="application/json", timeout=None):
+        """Any call; returns the Response whatever its status."""
+        cluster = self.cluster
+        headers = self.headers()
+        if body is not None and not isinstance(body, (bytes, str)):
+            body = ujson.dumps(body, ensure_ascii=False, escape_forward_slashes=False)
+        if body is not None:
+            headers["Content-Type"] = content_type
+        pool = cluster.config.service_pool if self._service else cluster.config.user_pool
+        await cluster.limiter.acquire()
+        return await cluster.executor.run(
+            cluster._send, pool, method, cluster.url(path, params), headers, body,
+            timeout or cluster.timeout, False)
+
+    async def request(self, method, path, params=None, body=None,
+                      content_type="application/json", timeout=None):
+        """A call whose non-2xx reply raises the mapped ApiError; returns the decoded body."""
+        response = await self.call(method, path, params, body, content_type, timeout)
+        if response.status >= 400:
+            raise from_apiserver(response.status, response.data)
+        return response.json() if response.data else None
+
+    async def get(self, path, params=None):
+        return await self.request("GET", path, params)
+
+    async def stream(self, path, params=None, timeout=None):
+        """A GET whose body is read in chunks (logs). Errors raise the mapped ApiError."""
+        cluster = self.cluster
+        await cluster.limiter.acquire()
+        result = await cluster.executor.run(
+            cluster._send, cluster.config.user_pool, "GET", cluster.url(path, params),
+            self.headers(), None, timeout or urllib3.Timeout(connect=10, read=None), True)
+        if isinstance(result, Response):
+            raise from_apiserver(result.status, result.data)
+        return Stream(cluster, result)
+
+
+def is_impersonation_header(name):
+    lower = name.lower()
+    return any(lower == p or (p.endswith("-") and lower.startswith(p))
+               for p in IMPERSONATION_PREFIXES)

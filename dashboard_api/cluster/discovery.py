@@ -1,0 +1,133 @@
+"""Which group/version serves a resource, learned from the API server's discovery documents.
+
+Versions are never hard-coded: a 1.20 cluster serves CronJob as batch/v1beta1, a current one as
+batch/v1. A caller names the versions it understands, best first; the first one the server
+serves wins, else the group's preferred version. Discovery is readable by every authenticated
+user, so the caller's own handle fetches it; the result is shared by the process and refreshed
+after ``ttl`` seconds, or sooner when a resource is not found.
+"""
+
+import asyncio
+import time
+
+from dashboard_api.errors import ApiError
+
+
+class Resource:
+    """One served resource: where it lives and what it is."""
+
+    __slots__ = ("group", "version", "plural", "kind", "namespaced", "verbs", "subresources")
+
+    def __init__(self, group, version, plural, kind, namespaced, verbs, subresources):
+        self.group = group
+        self.version = version
+        self.plural = plural
+        self.kind = kind
+        self.namespaced = namespaced
+        self.verbs = verbs
+        self.subresources = subresources
+
+    @property
+    def api_version(self):
+        return "%s/%s" % (self.group, self.version) if self.group else self.version
+
+    def path(self, namespace=None, name=None, subresource=None):
+        """The REST path of the collection, of one object, or of one object's subresource."""
+        base = "/apis/%s/%s" % (self.group, self.version) if self.group else "/api/" + self.version
+        if self.namespaced and namespace:
+            base += "/namespaces/" + namespace
+        base += "/" + self.plural
+        if name is not None:
+            base += "/" + name
+            if subresource:
+                base += "/" + subresource
+        return base
+
+
+class Discovery:
+    def __init__(self, ttl=300.0, min_refresh=10.0, clock=time.monotonic):
+        self.ttl = ttl
+        self.min_refresh = min_refresh
+        self._clock = clock
+        self._groups = None     # group -> {"preferred": version, "versions": [versions]}
+        self._resources = {}    # (group, version) -> {plural: Resource}
+        self._fetched = 0.0
+        self._lock = asyncio.Lock()
+
+    async def resolve(self, handle, group, plural, versions=()):
+        """The Resource for ``plural`` in ``group`` ("" is the core group); 404 if not served."""
+        for attempt in range(2):
+            await self._ensure_groups(handle, force=attempt == 1)
+            found = await self._find(handle, group, plural, versions)
+            if found:
+                return found
+        raise ApiError(404, "the server does not serve %s%s" % (plural, "." + group if group else ""),
+                       "NotFound")
+
+    async def kinds_of_group(self, handle, group, version):
+        """Every top-level resource of one group/version (used for custom resources)."""
+        await self._ensure_groups(handle)
+        return dict(await self._group_version(handle, group, version))
+
+    async def _find(self, handle, group, plural, versions):
+        info = self._groups.get(group)
+        if not info:
+            return None
+        candidates = [v for v in versions if v in info["versions"]] or [info["preferred"]]
+        for version in candidates:
+            resource = (await self._group_version(handle, group, version)).get(plural)
+            if resource:
+                return resource
+        return None
+
+    async def _ensure_groups(self, handle, force=False):
+        now = self._clock()
+        stale = self._groups is None or now - self._fetched > self.ttl
+        if force and now - self._fetched > self.min_refresh:
+            stale = True
+        if not stale:
+            return
+        async with self._lock:
+            if self._groups is not None and self._clock() - self._fetched <= \
+                    (self.min_refresh if force else self.ttl):
+                return
+            core = await handle.get("/api")
+            groups = {"": {"preferred": core["versions"][0], "versions": core["versions"]}}
+            for g in (await handle.get("/apis")).get("groups", []):
+                groups[g["name"]] = {
+                    "preferred": g["preferredVersion"]["version"],
+                    "versions": [v["version"] for v in g.get("versions", [])],
+                }
+            self._groups = groups
+            self._resources = {}
+            self._fetched = self._clock()
+
+    async def _group_version(self, handle, group, version):
+        key = (group, version)
+        if key not in self._resources:
+            path = "/apis/%s/%s" % (group, version) if group else "/api/" + version
+            try:
+                doc = await handle.get(path)
+            except ApiError as exc:
+                if exc.code != 404:
+                    raise
+                doc = {}
+            self._resources[key] = parse_resource_list(group, version, doc)
+        return self._resources[key]
+
+
+def parse_resource_list(group, version, doc):
+    resources = {}
+    subresources = {}
+    for r in doc.get("resources", []):
+        name = r["name"]
+        if "/" in name:
+            parent, sub = name.split("/", 1)
+            subresources.setdefault(parent, []).append(sub)
+            continue
+        resources[name] = Resource(group, version, name, r.get("kind", ""),
+                                   bool(r.get("namespaced")), tuple(r.get("verbs", ())), [])
+    for parent, subs in subresources.items():
+        if parent in resources:
+            resources[parent].subresources = subs
+    return resources

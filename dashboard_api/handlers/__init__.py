@@ -1,0 +1,1 @@
+"""HTTP handlers. Only this package and terminal/ speak HTTP."""

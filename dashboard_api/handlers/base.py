@@ -1,0 +1,145 @@
+"""What every handler shares: the caller's identity, JSON in and out, errors, CSRF, metrics."""
+
+import logging
+import time
+
+import tornado.web
+import ujson
+
+from dashboard_api.auth.bearer import bearer_token
+from dashboard_api.cluster.client import is_impersonation_header
+from dashboard_api.errors import REASONS, ApiError, bad_request, unauthorized
+
+log = logging.getLogger("dashboard_api.handlers")
+
+JSON = "application/json; charset=UTF-8"
+
+
+class BaseHandler(tornado.web.RequestHandler):
+    route = None
+
+    def initialize(self, route=None, **_):
+        self.route = route
+        self._started = time.monotonic()
+
+    @property
+    def ctx(self):
+        return self.application.ctx
+
+    def set_default_headers(self):
+        self.set_header("Content-Type", JSON)
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("X-Content-Type-Options", "nosniff")
+
+    # --- identity -------------------------------------------------------------------------
+
+    def token(self):
+        """The caller's bearer token; 401 when the header does not follow the Bearer rule."""
+        token = bearer_token(self.request.headers.get("Authorization"))
+        if token is None:
+            raise unauthorized()
+        return token
+
+    def caller(self):
+        """A cluster handle carrying the caller's token and impersonation headers."""
+        impersonation = {}
+        for name, value in self.request.headers.get_all():
+            if is_impersonation_header(name):
+                # Impersonate-Group may repeat; urllib3 takes one value per name.
+                impersonation[name] = (impersonation[name] + "," + value
+                                       if name in impersonation else value)
+        return self.ctx.cluster.handle(self.token(), impersonation)
+
+    # --- input ----------------------------------------------------------------------------
+
+    def prepare(self):
+        if self.request.method == "POST" and self.route is not None:
+            action = self.route.csrf_action
+            if action and self.ctx.csrf is not None:
+                self.ctx.csrf.validate(action, self.request.headers.get("X-CSRF-TOKEN"))
+
+    def json_body(self):
+        """The request body as JSON; 415 for another content type, 400 when it does not parse."""
+        ctype = self.request.headers.get("Content-Type", "")
+        if self.request.body and "json" not in ctype and "yaml" not in ctype:
+            raise ApiError(415, "request body must be application/json", "UnsupportedMediaType")
+        try:
+            return ujson.loads(self.request.body or b"null")
+        except ValueError:
+            raise bad_request("request body is not valid JSON")
+
+    def int_arg(self, name, default=None, minimum=None):
+        raw = self.get_query_argument(name, None)
+        if raw is None or raw == "":
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            raise bad_request("%s must be an integer, got %r" % (name, raw))
+        if minimum is not None and value < minimum:
+            raise bad_request("%s must be at least %d, got %d" % (name, minimum, value))
+        return value
+
+    def bool_arg(self, name, default=False):
+        raw = self.get_query_argument(name, None)
+        if raw is None or raw == "":
+            return default
+        lowered = raw.lower()
+        if lowered in ("true", "1", "yes"):
+            return True
+        if lowered in ("false", "0", "no"):
+            return False
+        raise bad_request("%s must be true or false, got %r" % (name, raw))
+
+    # --- output ---------------------------------------------------------------------------
+
+    def write_json(self, obj, status=200):
+        self.set_status(status)
+        self.set_header("Content-Type", JSON)
+        self.finish(ujson.dumps(obj, ensure_ascii=False, escape_forward_slashes=False))
+
+    def write_error(self, status_code, **kwargs):
+        error = None
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, ApiError):
+            error = exc
+        elif isinstance(exc, tornado.web.HTTPError):
+            error = ApiError(exc.status_code, exc.log_message or REASONS.get(
+                exc.status_code, self._reason))
+        else:
+            error = ApiError(status_code, "Internal error" if status_code >= 500
+                             else REASONS.get(status_code, self._reason))
+        if error.code == 401:
+            self.set_header("WWW-Authenticate", 'Bearer realm="dashboard"')
+        self.set_status(error.code, error.reason if error.code not in REASONS else None)
+        self.set_header("Content-Type", JSON)
+        self.finish(ujson.dumps(error.body(), ensure_ascii=False))
+
+    def send_error(self, status_code=500, **kwargs):
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, ApiError):
+            status_code = exc.code
+        super().send_error(status_code, **kwargs)
+
+    def log_exception(self, typ, value, tb):
+        if isinstance(value, (ApiError, tornado.web.HTTPError)):
+            return
+        log.error("unexpected error in %s %s", self.request.method,
+                  self.route.template if self.route else self.request.path,
+                  exc_info=(typ, value, tb))
+
+    def on_finish(self):
+        # Only matched routes are counted: random paths must not grow the label set.
+        telemetry = self.ctx.telemetry
+        if telemetry is not None and self.route is not None:
+            telemetry.record(self.request.method, self.route.resource,
+                             self.request.headers.get("User-Agent", ""),
+                             self._headers.get("Content-Type", ""), self.get_status(),
+                             time.monotonic() - self._started)
+
+
+class NotFoundHandler(BaseHandler):
+    """Unknown paths get the JSON error body too."""
+
+    def prepare(self):
+        raise ApiError(404, "the requested path %s was not found" % self.request.path)

@@ -1,0 +1,30 @@
+"""POST /api/v1/can-i: may the caller do verb on resource in namespace?"""
+
+from dashboard_api.errors import bad_request
+from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.routes import Route
+
+
+class CanIHandler(BaseHandler):
+    async def post(self):
+        spec = self.json_body()
+        if not isinstance(spec, dict):
+            raise bad_request("body must be an object with verb, resource and namespace")
+        verb, resource = spec.get("verb"), spec.get("resource")
+        if not isinstance(verb, str) or not verb or not isinstance(resource, str) or not resource:
+            raise bad_request("verb and resource are required strings")
+        attributes = {"verb": verb, "resource": resource}
+        for key in ("namespace", "group", "subresource", "name"):
+            if isinstance(spec.get(key), str) and spec[key]:
+                attributes[key] = spec[key]
+        review = await self.caller().request(
+            "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            body={"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                  "spec": {"resourceAttributes": attributes}})
+        self.write_json({"allowed": bool(review.get("status", {}).get("allowed"))})
+
+
+ROUTES = [
+    Route("/api/v1/can-i", CanIHandler, "can-i",
+          summary="Checks a permission of the caller with a SelfSubjectAccessReview"),
+]

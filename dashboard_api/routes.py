@@ -1,0 +1,99 @@
+"""The route table: every path the gateway serves, in one place.
+
+Each feature module exports ``ROUTES``, a list of Route. This table becomes Tornado's URL specs
+and the OpenAPI document, so the two cannot drift apart.
+"""
+
+import re
+
+API_PREFIX = "/api/v1/"
+_PARAM = re.compile(r"\{(\w+)\}")
+
+
+class Route:
+    """A path template such as ``/api/v1/pod/{namespace}/{pod}`` served by one handler class.
+
+    ``csrf`` says whether POSTs to it need a CSRF token; the token's action is the first path
+    segment after ``/api/v1/`` (as upstream binds it). ``component`` is the part of the product
+    that serves it (api, auth, web, sidecar), used by the deployment modes.
+    """
+
+    def __init__(self, template, handler, name, csrf=True, component="api", kwargs=None,
+                 summary="", auth=True):
+        self.template = template
+        self.handler = handler
+        self.name = name
+        self.csrf = csrf
+        self.component = component
+        self.kwargs = kwargs or {}
+        self.summary = summary
+        self.auth = auth
+        self.params = _PARAM.findall(template)
+
+    @property
+    def csrf_action(self):
+        if not self.csrf or not self.template.startswith(API_PREFIX):
+            return None
+        return self.template[len(API_PREFIX):].split("/", 1)[0]
+
+    @property
+    def resource(self):
+        """The first segment after /api/v1 (the label of the request metrics)."""
+        if self.template.startswith(API_PREFIX):
+            return self.template[len(API_PREFIX):].split("/", 1)[0]
+        return self.template.strip("/").split("/", 1)[0] or "/"
+
+    @property
+    def literal_segments(self):
+        return sum(1 for s in self.template.split("/") if s and not _PARAM.fullmatch(s))
+
+    def regex(self):
+        out = []
+        for segment in self.template.strip("/").split("/"):
+            m = _PARAM.fullmatch(segment)
+            out.append("(?P<%s>[^/]+)" % m.group(1) if m else re.escape(segment))
+        # Trailing slashes are ignored, as upstream does (the UI posts to `secret/`).
+        return "/" + "/".join(out) + "/?$"
+
+    def methods(self):
+        return [m for m in ("get", "post", "put", "patch", "delete")
+                if getattr(self.handler, m) is not getattr(_Unimplemented, m)]
+
+
+class _Unimplemented:
+    """Stands for tornado.web.RequestHandler's default method stubs."""
+
+
+def _load_unimplemented():
+    import tornado.web
+    for m in ("get", "post", "put", "patch", "delete"):
+        setattr(_Unimplemented, m, getattr(tornado.web.RequestHandler, m))
+
+
+_load_unimplemented()
+
+
+def ordered(routes):
+    """When two templates match a path, the one with more literal segments wins."""
+    return sorted(routes, key=lambda r: -r.literal_segments)
+
+
+def url_specs(routes):
+    import tornado.web
+    return [tornado.web.url(r.regex(), r.handler, dict(route=r, **r.kwargs), name=r.name)
+            for r in ordered(routes)]
+
+
+# Modules exporting ROUTES. A feature adds its module here.
+ROUTE_MODULES = (
+    "dashboard_api.handlers.cani",
+)
+
+
+def all_routes():
+    """Every route of every component; server.py picks those of the running mode."""
+    import importlib
+    routes = []
+    for name in ROUTE_MODULES:
+        routes.extend(importlib.import_module(name).ROUTES)
+    return routes

@@ -1,0 +1,1 @@
+"""Metrics sidecar: scrapes node and pod metrics and serves a short window of them."""

@@ -1,0 +1,36 @@
+from setuptools import find_packages, setup
+
+from dashboard_api.version import VERSION
+
+setup(
+    name="dashboard-api",
+    version=VERSION,
+    description="HTTP/JSON gateway for the Kubernetes Dashboard web UI",
+    packages=find_packages(include=["dashboard_api", "dashboard_api.*",
+                                    "metrics_sidecar", "metrics_sidecar.*"]),
+    python_requires=">=3.9",
+    install_requires=[
+        "tornado>=6.2",
+        "sockjs-tornado==1.0.7",
+        "kubernetes>=28",
+        "cryptography>=41",
+        "prometheus-client>=0.17",
+        "ujson>=5",
+        "PyYAML>=6",
+    ],
+    extras_require={
+        "test": [
+            "pytest>=7",
+            "pytest-tornado==0.8.1",
+            "hypothesis>=6",
+            # pytest-tornado imports pkg_resources, which setuptools 81 removed.
+            "setuptools<81",
+        ],
+    },
+    entry_points={
+        "console_scripts": [
+            "dashboard-api=dashboard_api.__main__:main",
+            "dashboard-metrics-sidecar=metrics_sidecar.__main__:main",
+        ],
+    },
+)

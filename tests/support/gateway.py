@@ -1,0 +1,118 @@
+"""Runs the real gateway (`python -m dashboard_api`) against the local cluster for tests."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+import urllib3
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Reply:
+    def __init__(self, response):
+        self.status = response.status
+        self.headers = response.headers
+        self.data = response.data
+
+    def json(self):
+        return json.loads(self.data) if self.data else None
+
+    def __repr__(self):
+        return "<Reply %d %r>" % (self.status, self.data[:300])
+
+
+class Gateway:
+    """One gateway process. ``request`` talks to it; ``stop`` ends it."""
+
+    def __init__(self, proc, url, log_path, ca_file=None):
+        self.proc = proc
+        self.url = url
+        self.log_path = log_path
+        self.http = urllib3.PoolManager(
+            cert_reqs="CERT_REQUIRED" if ca_file else "CERT_NONE", ca_certs=ca_file,
+            retries=False, timeout=urllib3.Timeout(connect=5, read=60))
+
+    @classmethod
+    def start(cls, cluster, *args, https=False, kubeconfig=True, timeout=30, env=None):
+        """Starts the gateway on a free 127.0.0.1 port with `args` added to the defaults."""
+        port = free_port()
+        argv = [sys.executable, "-m", "dashboard_api", "--apiserver-host", cluster.url,
+                "--apiserver-ca-bundle", cluster.ca_file]
+        if kubeconfig:
+            argv += ["--kubeconfig", cluster.kubeconfig]
+        if https:
+            argv += ["--bind-address", "127.0.0.1", "--port", str(port)]
+        else:
+            argv += ["--insecure-bind-address", "127.0.0.1", "--insecure-port", str(port)]
+        argv += list(args)
+        log = tempfile.NamedTemporaryFile(prefix="gateway-", suffix=".log", delete=False)
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                env=dict(os.environ, **(env or {})))
+        scheme = "https" if https else "http"
+        gw = cls(proc, "%s://127.0.0.1:%d" % (scheme, port), log.name)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError("gateway exited with %s:\n%s" % (proc.returncode, gw.log()))
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    return gw
+            except OSError:
+                time.sleep(0.1)
+        gw.stop()
+        raise RuntimeError("gateway did not listen within %ss:\n%s" % (timeout, gw.log()))
+
+    def log(self):
+        with open(self.log_path, errors="replace") as f:
+            return f.read()[-4000:]
+
+    def request(self, method, path, token=None, body=None, headers=None, params=None,
+                raw_body=None, csrf=None):
+        """One call; `token` becomes the Bearer header, `body` is sent as JSON.
+
+        `csrf` names an action: a fresh CSRF token for it is fetched and sent first.
+        """
+        hdrs = dict(headers or {})
+        if token is not None:
+            hdrs["Authorization"] = "Bearer " + token
+        data = raw_body
+        if body is not None:
+            data = json.dumps(body).encode()
+            hdrs.setdefault("Content-Type", "application/json")
+        if csrf:
+            hdrs["X-CSRF-TOKEN"] = self.csrf_token(csrf)
+        url = self.url + path
+        if params:
+            url += "?" + urllib.parse.urlencode(params, doseq=True)
+        return Reply(self.http.request(method, url, body=data, headers=hdrs,
+                                       preload_content=True, redirect=False))
+
+    def get(self, path, token=None, **kw):
+        return self.request("GET", path, token=token, **kw)
+
+    def csrf_token(self, action):
+        reply = self.request("GET", "/api/v1/csrftoken/" + action)
+        assert reply.status == 200, reply
+        return reply.json()["token"]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
