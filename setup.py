@@ -30,7 +30,6 @@ setup(
     entry_points={
         "console_scripts": [
             "dashboard-api=dashboard_api.__main__:main",
-            "dashboard-metrics-sidecar=metrics_sidecar.__main__:main",
         ],
     },
 )

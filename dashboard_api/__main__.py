@@ -1,29 +1,34 @@
-"""Start-up: parse flags, check the API server, serve."""
+"""Start-up: parse flags, check the API server, serve until SIGTERM or SIGINT."""
 
 import asyncio
 import logging
+import signal
 import sys
 
 import tornado.httpserver
 
 from dashboard_api import options as options_mod
-from dashboard_api import server
-from dashboard_api.cluster import Cluster
+from dashboard_api import server, tls
+from dashboard_api.auth.csrf import CsrfKeyError
+from dashboard_api.cluster import Cluster, Handle
 from dashboard_api.cluster import config as cluster_config
 from dashboard_api.cluster.executor import Executor
+from dashboard_api.cluster.handlecache import CachingCluster
 from dashboard_api.errors import ApiError
+from dashboard_api.locales import LocaleConfigError
 from dashboard_api.telemetry import Telemetry
+from dashboard_api.version import PRODUCT, VERSION
 
 log = logging.getLogger("dashboard_api")
 
 
 async def check_apiserver(cluster):
     """The start-up version request; returns the server's version or raises with the reason."""
-    handle = cluster.service_handle() if cluster.config.service_pool else None
-    if handle is None:
+    if cluster.config.service_pool is not None:
+        handle = cluster.service_handle()
+    else:
         # Proxy mode has no identity of its own: an anonymous call proves the server answers.
-        handle = cluster.handle("")
-        handle._auth = None
+        handle = Handle(cluster, None, {})
     response = await handle.call("GET", "/version", timeout=10)
     if response.status >= 400 and not (cluster.config.service_pool is None
                                        and response.status in (401, 403)):
@@ -32,31 +37,69 @@ async def check_apiserver(cluster):
     return (response.json() or {}).get("gitVersion", "unknown")
 
 
+def make_cluster(opts, config):
+    executor = Executor(opts.api_workers)
+    common = dict(qps=opts.api_qps, burst=opts.api_burst, timeout=opts.api_timeout)
+    if opts.cache_enabled:
+        return CachingCluster(config, executor, size=opts.cache_size, ttl=opts.cache_ttl,
+                              **common)
+    return Cluster(config, executor, **common)
+
+
+def listen(app, opts):
+    """Starts the HTTPS and/or HTTP servers; returns them, or None when nothing can be served."""
+    servers = []
+    certificate = tls.certificate_files(opts)
+    if certificate:
+        https = tornado.httpserver.HTTPServer(app, ssl_options=tls.server_context(*certificate))
+        https.listen(opts.port, opts.bind_address)
+        servers.append(https)
+        log.info("serving HTTPS on %s:%d (TLS 1.2 or later)", opts.bind_address, opts.port)
+    if opts.insecure_bind_address:
+        http = tornado.httpserver.HTTPServer(app)
+        http.listen(opts.insecure_port, opts.insecure_bind_address)
+        servers.append(http)
+        log.info("serving HTTP on %s:%d", opts.insecure_bind_address, opts.insecure_port)
+    return servers or None
+
+
 async def serve(opts):
     try:
         config = cluster_config.load(opts)
     except cluster_config.ConfigError as exc:
         log.critical("%s", exc)
         return 1
-    cluster = Cluster(config, Executor(opts.api_workers), qps=opts.api_qps,
-                      burst=opts.api_burst, timeout=opts.api_timeout)
+    cluster = make_cluster(opts, config)
     try:
         version = await check_apiserver(cluster)
     except ApiError as exc:
         log.critical("cannot reach the API server at %s: %s. Check --apiserver-host, "
                      "--kubeconfig or the in-cluster configuration.", config.host, exc.message)
         return 1
-    log.info("API server %s answers, version %s", config.host, version)
-    ctx = server.make_context(opts, cluster, Telemetry())
-    app = server.make_app(ctx)
-    if not opts.insecure_bind_address:
+    log.info("%s %s: API server %s answers, version %s", PRODUCT, VERSION, config.host, version)
+    try:
+        ctx = server.make_context(opts, cluster, Telemetry(runtime=True))
+        servers = listen(server.make_app(ctx), opts)
+    except (CsrfKeyError, LocaleConfigError, tls.TlsError, OSError) as exc:
+        log.critical("%s", exc)
+        return 1
+    if servers is None:
         log.critical("nothing to serve on: give --tls-cert-file/--tls-key-file, "
                      "--auto-generate-certificates or --insecure-bind-address")
         return 1
-    http = tornado.httpserver.HTTPServer(app, xheaders=False)
-    http.listen(opts.insecure_port, opts.insecure_bind_address)
-    log.info("serving HTTP on %s:%d", opts.insecure_bind_address, opts.insecure_port)
-    await asyncio.Event().wait()
+    if ctx.sidecar is not None:
+        ctx.sidecar.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("stopping")
+    for s in servers:
+        s.stop()
+    if ctx.sidecar is not None:
+        ctx.sidecar.stop()
+    cluster.executor.shutdown()
     return 0
 
 
@@ -64,10 +107,7 @@ def main(argv=None):
     opts = options_mod.parse(argv)
     logging.basicConfig(level=getattr(logging, opts.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        return asyncio.run(serve(opts))
-    except KeyboardInterrupt:
-        return 0
+    return asyncio.run(serve(opts))
 
 
 if __name__ == "__main__":

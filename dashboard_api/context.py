@@ -2,8 +2,17 @@
 
 
 class Context:
-    def __init__(self, options, cluster, telemetry, csrf=None):
+    """``routes`` are the routes of the running mode; ``settings`` the settings store;
+    ``sidecar`` the metrics sidecar client (None when metrics are disabled); ``locales`` the
+    web UI's [(id, name)]."""
+
+    def __init__(self, options, cluster, telemetry, csrf=None, settings=None, sidecar=None,
+                 routes=(), locales=()):
         self.options = options
         self.cluster = cluster
         self.telemetry = telemetry
         self.csrf = csrf
+        self.settings = settings
+        self.sidecar = sidecar
+        self.routes = list(routes)
+        self.locales = list(locales)

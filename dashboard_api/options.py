@@ -1,4 +1,10 @@
-"""Every runtime flag of the gateway, with its default and meaning, in one place."""
+"""Every runtime flag of the gateway, with its default and meaning, in one place.
+
+Flags may also come from a file: ``dashboard-api @/etc/dashboard-api/dashboard-api.conf`` reads one
+flag per line (``--name=value``); blank lines and lines starting with ``#`` are skipped.
+Upstream's flag names are accepted as aliases where ours differ (``--act-as-proxy``,
+``--openapi-enabled``, ``--disable-csrf-protection``) so existing deployments keep working.
+"""
 
 import argparse
 import os
@@ -25,81 +31,112 @@ def _bool(text):
     raise argparse.ArgumentTypeError("expected true or false, got %r" % text)
 
 
-def _flag(parser, name, help):
+def _positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1, got %s" % text)
+    return value
+
+
+def _flag(parser, *names, help):
     """A boolean flag usable as `--x`, `--x=true` or `--x=false`."""
-    parser.add_argument(name, nargs="?", const=True, default=False, type=_bool, help=help)
+    parser.add_argument(*names, nargs="?", const=True, default=False, type=_bool, help=help)
+
+
+class _Parser(argparse.ArgumentParser):
+    def convert_arg_line_to_args(self, line):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return []
+        return [line]
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="dashboard-api",
-                                description="HTTP/JSON gateway for the Kubernetes Dashboard")
+    p = _Parser(prog="dashboard-api", fromfile_prefix_chars="@",
+                description="HTTP/JSON gateway for the Kubernetes Dashboard")
     net = p.add_argument_group("serving")
     net.add_argument("--bind-address", default="0.0.0.0", help="address serving HTTPS")
     net.add_argument("--port", type=int, default=8443, help="HTTPS port")
     net.add_argument("--insecure-bind-address", default=None,
                      help="address serving plain HTTP (unset: HTTP disabled)")
     net.add_argument("--insecure-port", type=int, default=8080, help="HTTP port")
-    net.add_argument("--tls-cert-file", default=None, help="TLS certificate path")
-    net.add_argument("--tls-key-file", default=None, help="TLS private key path")
+    net.add_argument("--tls-cert-file", default=None,
+                     help="TLS certificate path (a relative name is looked up in "
+                          "--default-cert-dir when it is not found as given)")
+    net.add_argument("--tls-key-file", default=None, help="TLS private key path (same lookup)")
     _flag(net, "--auto-generate-certificates",
-          "generate an ECDSA P-256 certificate into --default-cert-dir (reused on restart)")
+          help="generate an ECDSA P-256 certificate into --default-cert-dir (reused on restart)")
     net.add_argument("--default-cert-dir", default="/certs",
                      help="directory of generated certificates")
     net.add_argument("--mode", choices=("dashboard", "api"), default="dashboard",
                      help="dashboard: every component; api: the API component and the gateway")
     net.add_argument("--web-root", default=None,
                      help="directory of web UI files served at / (single-page-app fallback)")
-    _flag(net, "--enable-openapi", "serve the OpenAPI description at /apidocs.json")
+    _flag(net, "--enable-openapi", "--openapi-enabled",
+          help="serve the OpenAPI description at /apidocs.json")
 
     kube = p.add_argument_group("cluster")
     kube.add_argument("--apiserver-host", default=None,
                       help="API server address (overrides in-cluster config)")
-    kube.add_argument("--kubeconfig", default=None, help="client config file for out-of-cluster use")
-    _flag(kube, "--apiserver-skip-tls-verify", "skip TLS verification toward the API server")
+    kube.add_argument("--kubeconfig", default=None,
+                      help="client config file for out-of-cluster use")
+    _flag(kube, "--apiserver-skip-tls-verify", help="skip TLS verification toward the API server")
     kube.add_argument("--apiserver-ca-bundle", default=None, help="CA bundle of the API server")
-    _flag(kube, "--proxy", "proxy mode: only per-request credentials, no service identity, "
-                           "no metrics integration")
-    _flag(kube, "--cache-enabled", "keep one cluster client per token")
-    kube.add_argument("--cache-size", type=int, default=1000,
+    _flag(kube, "--proxy", "--act-as-proxy",
+          help="proxy mode: only per-request credentials, no service identity, "
+               "no metrics integration")
+    _flag(kube, "--cache-enabled", help="keep one cluster client per token")
+    kube.add_argument("--cache-size", type=_positive_int, default=1000,
                       help="most clients kept by --cache-enabled")
     kube.add_argument("--cache-ttl", type=duration, default=duration("10m"),
                       help="how long a cached client lives")
     kube.add_argument("--api-qps", type=float, default=50.0,
                       help="client-side rate limit toward the API server, calls a second (0: none)")
-    kube.add_argument("--api-burst", type=int, default=100, help="client-side burst allowance")
-    kube.add_argument("--api-workers", type=int, default=16,
+    kube.add_argument("--api-burst", type=_positive_int, default=100,
+                      help="client-side burst allowance")
+    kube.add_argument("--api-workers", type=_positive_int, default=16,
                       help="threads (and pooled connections) for blocking API server calls")
     kube.add_argument("--api-timeout", type=duration, default=duration("60s"),
                       help="timeout of one API server call")
 
     sec = p.add_argument_group("security")
-    _flag(sec, "--disable-csrf", "turn off CSRF validation of POST requests")
-    sec.add_argument("--csrf-key", default=os.environ.get("CSRF_KEY"),
-                     help="base64 CSRF signing secret shared by replicas (default $CSRF_KEY)")
-    sec.add_argument("--csrf-key-file", default=None, help="file holding the CSRF secret")
+    _flag(sec, "--disable-csrf", "--disable-csrf-protection",
+          help="turn off CSRF validation of POST requests")
+    sec.add_argument("--csrf-key", default=None,
+                     help="base64 CSRF signing secret shared by every replica; "
+                          "precedence: this flag, --csrf-key-file, $CSRF_KEY, else random")
+    sec.add_argument("--csrf-key-file", default=None,
+                     help="file holding the base64 CSRF signing secret")
     sec.add_argument("--csrf-token-ttl", type=duration, default=duration("10m"),
                      help="lifetime of a CSRF token")
 
     met = p.add_argument_group("metrics")
     met.add_argument("--metrics-provider", choices=("sidecar", "none"), default="sidecar",
                      help="sidecar or none (none disables metrics)")
-    met.add_argument("--sidecar-host", default=None, help="base URL of the metrics sidecar")
+    met.add_argument("--sidecar-host", default=None,
+                     help="base URL of the metrics sidecar (unset: reach it through the API "
+                          "server's service proxy with the service's identity)")
+    met.add_argument("--metrics-scraper-service-name",
+                     default="kubernetes-dashboard-metrics-scraper",
+                     help="service of the sidecar in --namespace, used without --sidecar-host")
     met.add_argument("--metric-client-check-period", type=duration, default=duration("30s"),
                      help="health-check interval of the metrics client")
 
     web = p.add_argument_group("web")
     web.add_argument("--namespace", default=os.environ.get("POD_NAMESPACE", "kubernetes-dashboard"),
-                     help="namespace of the settings ConfigMap")
+                     help="namespace of the settings ConfigMap and of the sidecar service "
+                          "(default $POD_NAMESPACE or kubernetes-dashboard)")
     web.add_argument("--settings-config-map-name", default="kubernetes-dashboard-settings",
                      help="name of the settings ConfigMap")
     web.add_argument("--system-banner", default="", help="system banner message")
     web.add_argument("--system-banner-severity", default="INFO",
-                     help="INFO, WARNING or ERROR")
+                     help="INFO, WARNING or ERROR (anything else: INFO)")
     web.add_argument("--locale-config", default=None,
                      help='JSON file {"translations": [...]} listing the UI locales')
 
     p.add_argument("-v", "--log-level", default="info",
-                   choices=("debug", "info", "warning", "error"), help="log verbosity")
+                   choices=("debug", "info", "warning", "error"),
+                   help="log verbosity; request bodies are logged (redacted) only at debug")
     return p
 
 

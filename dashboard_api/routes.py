@@ -87,6 +87,14 @@ def url_specs(routes):
 # Modules exporting ROUTES. A feature adds its module here.
 ROUTE_MODULES = (
     "dashboard_api.handlers.cani",
+    "dashboard_api.handlers.signin",
+    "dashboard_api.handlers.settings",
+    "dashboard_api.handlers.system",
+    "dashboard_api.handlers.integrations",
+    "dashboard_api.handlers.resources",
+    "dashboard_api.handlers.customresources",
+    "dashboard_api.handlers.logs",
+    "dashboard_api.handlers.shell",
 )
 
 

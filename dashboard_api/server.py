@@ -1,21 +1,66 @@
-"""Builds the Tornado application of the gateway from the options and the route table."""
+"""Builds the Tornado application of the gateway from the options and the route table.
+
+The gateway routes by path to the components of the running mode: ``dashboard`` serves the API,
+authentication, web and sidecar-facing routes (and the UI files with --web-root); ``api`` serves
+only the API component's routes.
+"""
+
+import logging
 
 import tornado.web
 
-from dashboard_api import routes
+from dashboard_api import locales, requestlog, routes, terminal
+from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.context import Context
+from dashboard_api.handlers import static
 from dashboard_api.handlers.base import NotFoundHandler
+from dashboard_api.handlers.settings import SettingsStore
+from dashboard_api.metrics.sidecar import SidecarClient
+
+log = logging.getLogger("dashboard_api")
+
+COMPONENTS = {"dashboard": ("api", "auth", "web", "sidecar"), "api": ("api",)}
+
+
+def served_routes(mode):
+    return [r for r in routes.all_routes() if r.component in COMPONENTS[mode]]
+
+
+class Application(tornado.web.Application):
+    def find_handler(self, request, **kwargs):
+        # Called once per request as soon as its headers are in: the "Incoming" log line.
+        requestlog.incoming(request)
+        return super().find_handler(request, **kwargs)
 
 
 def make_app(ctx):
-    app = tornado.web.Application(
-        routes.url_specs(routes.all_routes()),
-        default_handler_class=NotFoundHandler,
-        compress_response=True,
-    )
+    specs = routes.url_specs(ctx.routes or served_routes(ctx.options.mode))
+    specs[:0] = terminal.sockjs_urls()  # /api/sockjs, ahead of any catch-all route
+    if ctx.options.web_root and "web" in COMPONENTS[ctx.options.mode]:
+        specs.append(static.url_spec(ctx.options.web_root))
+    app = Application(specs, default_handler_class=NotFoundHandler, compress_response=True,
+                      log_function=requestlog.outgoing)
     app.ctx = ctx
     return app
 
 
+def make_sidecar(options, cluster):
+    """The sidecar client, or None where the metrics integration is off."""
+    if options.proxy or options.metrics_provider == "none":
+        return None
+    return SidecarClient(cluster, options.sidecar_host, options.namespace,
+                         options.metrics_scraper_service_name,
+                         options.metric_client_check_period)
+
+
 def make_context(options, cluster, telemetry):
-    return Context(options, cluster, telemetry)
+    """Raises CsrfKeyError or LocaleConfigError when those flags are unusable."""
+    key, source = load_key(options.csrf_key, options.csrf_key_file)
+    if source == "random" and not options.disable_csrf:
+        log.warning("no CSRF key given (--csrf-key, --csrf-key-file or $CSRF_KEY): using a "
+                    "random one, so other replicas will refuse this one's CSRF tokens")
+    csrf = CsrfGuard(CsrfTokens(key, options.csrf_token_ttl), enabled=not options.disable_csrf)
+    settings = SettingsStore(cluster, options.namespace, options.settings_config_map_name)
+    return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
+                   sidecar=make_sidecar(options, cluster), routes=served_routes(options.mode),
+                   locales=locales.load(options.locale_config))

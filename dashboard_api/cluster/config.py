@@ -38,7 +38,7 @@ class ClusterConfig:
         """The service's own Authorization header, refreshed when the loader supports it."""
         if self.service_pool is None:
             return {}
-        value = self._base.get_api_key_with_prefix("authorization")
+        value = self._base.get_api_key_with_prefix("BearerToken", alias="authorization")
         return {"Authorization": value} if value else {}
 
     def ssl_context(self):

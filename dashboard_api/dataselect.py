@@ -1,0 +1,172 @@
+"""Server-side filter, sort and page over list items (pure: no I/O).
+
+Query parameters (reference §2, its upstream bugs fixed):
+
+- ``filterBy=prop,value[,prop,value...]``: an item is kept when, for every pair, the property's
+  text contains the value (case-sensitive substring). An unknown property keeps nothing; an empty
+  value matches everything. Time properties match on their RFC 3339 text (upstream crashed).
+- ``sortBy=a|d,prop[,a|d,prop...]``: multi-key sort, stable. Strings compare by code point (the
+  same order as UTF-8 bytes), times by whole Unix seconds. Keys from the first unknown property on
+  are ignored (upstream: such pairs compare equal).
+- ``itemsPerPage`` (default 10) and ``page`` (1-based, default 1); ``page=0`` means every item,
+  ``itemsPerPage=0`` an empty page, a page past the end an empty page.
+- ``totalItems`` counts the filtered items before paging.
+
+Malformed values (odd pair counts, an order other than ``a``/``d``, non-integer or negative
+sizes and pages) are a 400, where upstream silently ignored them.
+
+A list names its properties with a mapping ``{name: Property}``; ``COMMON`` holds the ones every
+list exposes (name, creationTimestamp, namespace).
+"""
+
+import datetime
+
+from dashboard_api.errors import bad_request
+
+DEFAULT_ITEMS_PER_PAGE = 10
+
+
+class Property:
+    """How to read one filter/sort property from a list item (a wire dict)."""
+
+    __slots__ = ("get", "time")
+
+    def __init__(self, get, time=False):
+        self.get = get
+        self.time = time
+
+
+def _meta(field):
+    return lambda item: item["objectMeta"].get(field) or ""
+
+
+COMMON = {
+    "name": Property(_meta("name")),
+    "creationTimestamp": Property(lambda item: item["objectMeta"].get("creationTimestamp"),
+                                  time=True),
+    "namespace": Property(_meta("namespace")),
+}
+
+
+def properties(**extra):
+    """COMMON plus a list's own properties (a value of None removes a common one)."""
+    props = dict(COMMON)
+    for name, prop in extra.items():
+        if prop is None:
+            props.pop(name, None)
+        else:
+            props[name] = prop
+    return props
+
+
+class Query:
+    __slots__ = ("filters", "sorts", "items_per_page", "page")
+
+    def __init__(self, filters=(), sorts=(), items_per_page=DEFAULT_ITEMS_PER_PAGE, page=1):
+        self.filters = tuple(filters)        # ((property, value), ...)
+        self.sorts = tuple(sorts)            # ((property, ascending), ...)
+        self.items_per_page = items_per_page
+        self.page = page                     # 1-based; 0 = every item
+
+    def __repr__(self):
+        return "Query(%r, %r, %r, %r)" % (self.filters, self.sorts, self.items_per_page,
+                                          self.page)
+
+
+FIRST_TEN = Query()
+
+
+def _pairs(name, raw):
+    if not raw:
+        return []
+    tokens = raw.split(",")
+    if len(tokens) % 2:
+        raise bad_request("%s must be comma-separated pairs, got %r" % (name, raw))
+    return [(tokens[i], tokens[i + 1]) for i in range(0, len(tokens), 2)]
+
+
+def _count(name, raw, default):
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise bad_request("%s must be an integer, got %r" % (name, raw))
+    if value < 0:
+        raise bad_request("%s must not be negative, got %d" % (name, value))
+    return value
+
+
+def parse(arg):
+    """A Query from ``arg(name) -> str or None`` (the request's query arguments)."""
+    filters = _pairs("filterBy", arg("filterBy"))
+    sorts = []
+    for order, prop in _pairs("sortBy", arg("sortBy")):
+        if order not in ("a", "d"):
+            raise bad_request("sortBy order must be 'a' or 'd', got %r" % order)
+        sorts.append((prop, order == "a"))
+    per_page = _count("itemsPerPage", arg("itemsPerPage"), DEFAULT_ITEMS_PER_PAGE)
+    return Query(filters, sorts, per_page, _count("page", arg("page"), 1))
+
+
+def _text(value):
+    return "" if value is None else value if isinstance(value, str) else str(value)
+
+
+def filter_items(items, filters, props):
+    for prop, value in filters:
+        p = props.get(prop)
+        if p is None:
+            return []
+        if value:
+            get = p.get
+            items = [i for i in items if value in _text(get(i))]
+    return items
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_ZERO_TIME = -62135596800  # Go's zero time in Unix seconds: unset times sort first
+
+
+def unix_seconds(value):
+    """Whole Unix seconds of an RFC 3339 time (fractions dropped); unset or bad -> zero time."""
+    if not value:
+        return _ZERO_TIME
+    try:
+        t = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return _ZERO_TIME
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=datetime.timezone.utc)
+    return int((t - _EPOCH).total_seconds() // 1)
+
+
+def sort_items(items, sorts, props):
+    keys = []
+    for prop, ascending in sorts:
+        p = props.get(prop)
+        if p is None:
+            break
+        keys.append((p, ascending))
+    items = list(items)
+    # Stable sorts from the last key to the first give the multi-key order.
+    for p, ascending in reversed(keys):
+        get = p.get
+        key = (lambda i: unix_seconds(get(i))) if p.time else (lambda i: _text(get(i)))
+        items.sort(key=key, reverse=not ascending)
+    return items
+
+
+def paginate(items, query):
+    if query.page == 0:
+        return list(items)
+    start = query.items_per_page * (query.page - 1)
+    return list(items[start:start + query.items_per_page])
+
+
+def select(items, query, props, filterable=True):
+    """(page of items, totalItems) for ``query``; event lists pass ``filterable=False``."""
+    if filterable:
+        items = filter_items(items, query.filters, props)
+    total = len(items)
+    return paginate(sort_items(items, query.sorts, props), query), total

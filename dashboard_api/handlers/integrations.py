@@ -1,0 +1,53 @@
+"""Integration health: GET /api/v1/integration/{integrationId}/health and .../state.
+
+The only integration is the metrics sidecar (id ``sidecar``). It does not exist in --proxy mode
+or with --metrics-provider none (404). Both routes run a live health check. ``health`` needs the
+Bearer header and answers {healthy, message}, or 503 {status, message, code} when the sidecar
+cannot be reached; ``state`` is upstream's token-free route: {connected, lastChecked, error}.
+"""
+
+from dashboard_api.errors import not_found
+from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.routes import Route
+
+SIDECAR = "sidecar"
+
+
+class _IntegrationBase(BaseHandler):
+    def integration(self, integration_id):
+        if integration_id != SIDECAR:
+            raise not_found("integration %s does not exist" % integration_id)
+        client = self.ctx.sidecar
+        if client is None:
+            raise not_found("integration %s is not enabled (proxy mode or --metrics-provider "
+                            "none)" % integration_id)
+        return client
+
+
+class HealthHandler(_IntegrationBase):
+    async def get(self, integrationId):
+        self.token()
+        client = self.integration(integrationId)
+        if await client.check():
+            self.write_json({"healthy": True, "message": "the metrics sidecar is healthy"})
+            return
+        self.write_json({"status": "Failure", "message": client.last_error, "code": 503}, 503)
+
+
+class StateHandler(_IntegrationBase):
+    async def get(self, integrationId):
+        client = self.integration(integrationId)
+        await client.check()
+        self.write_json({
+            "connected": client.healthy,
+            "lastChecked": client.last_checked.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "error": None if client.healthy else client.last_error,
+        })
+
+
+ROUTES = [
+    Route("/api/v1/integration/{integrationId}/health", HealthHandler, "integration-health",
+          summary="Health of an integration (sidecar): {healthy, message}, or 503"),
+    Route("/api/v1/integration/{integrationId}/state", StateHandler, "integration-state",
+          auth=False, summary="Live state of an integration: {connected, lastChecked, error}"),
+]

@@ -1,0 +1,264 @@
+"""Container logs: the paged log view, the streamed download and the log sources of an object."""
+
+import logging
+import urllib.parse
+
+import tornado.iostream
+
+from dashboard_api.errors import ApiError, bad_request, not_found
+from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.logs import sources
+from dashboard_api.logs.details import LogBuffer, ReadPlan, log_details
+from dashboard_api.logs.lines import parse_rfc3339
+from dashboard_api.logs.selection import (BEGINNING, END, NEWEST, OLDEST, PAGE_LINES, LineId,
+                                          Selection)
+from dashboard_api.routes import Route
+
+log = logging.getLogger("dashboard_api.handlers.logs")
+
+# Downloads: the API server's reads come in pieces of about 12 KiB; they are passed on in
+# batches of FLUSH_BYTES, large enough for throughput, small enough that memory stays flat.
+DOWNLOAD_CHUNK = 256 << 10
+FLUSH_BYTES = 256 << 10
+VIEW_CHUNK = 64 << 10
+
+
+def quoted(name):
+    return urllib.parse.quote(name, safe="")
+
+
+async def pods_resource(handle, discovery):
+    return await discovery.resolve(handle, "", "pods", ("v1",))
+
+
+async def get_pod(handle, discovery, namespace, name):
+    pods = await pods_resource(handle, discovery)
+    return pods, await handle.get(pods.path(quoted(namespace), quoted(name)))
+
+
+def pick_container(pod, container):
+    """The named container (404 when the pod has none of that name) or the first one."""
+    spec = pod.get("spec") or {}
+    if not container:
+        containers = spec.get("containers") or []
+        if not containers:
+            raise bad_request("pod %s has no containers" % pod["metadata"]["name"])
+        return containers[0]["name"]
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        if any(c.get("name") == container for c in spec.get(key) or []):
+            return container
+    raise not_found('container "%s" not found in pod "%s"' % (container, pod["metadata"]["name"]))
+
+
+def require_previous(pod, container):
+    """400 unless the container has run before its current instance."""
+    status = pod.get("status") or {}
+    for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+        for st in status.get(key) or []:
+            if st.get("name") == container and (
+                    st.get("restartCount") or sources.dig(st, ("lastState", "terminated"))):
+                return
+    raise bad_request('container "%s" in pod "%s" has no previous instance: it has not restarted'
+                      % (container, pod["metadata"]["name"]))
+
+
+def log_params(container, previous, extra):
+    params = {"container": container}
+    if previous:
+        params["previous"] = "true"
+    params.update(extra)
+    return params
+
+
+def previous_error(exc, previous):
+    """The API server's answer when the previous instance's log is gone, as a clear 400."""
+    if previous and exc.code in (400, 404):
+        return bad_request("no log of a previous instance: %s" % exc.message)
+    return exc
+
+
+class LogHandler(BaseHandler):
+    """GET /api/v1/log/{namespace}/{pod}[/{container}]: a page of the log (LogDetails)."""
+
+    async def get(self, namespace, pod, container=None):
+        selection, tail_lines = self.selection()
+        previous = self.bool_arg("previous")
+        timestamps = self.bool_arg("timestamps")
+        since = self.get_query_argument("sinceTime", "") or None
+        if since is not None and parse_rfc3339(since) is None:
+            raise bad_request("sinceTime must be an RFC 3339 time, got %r" % since)
+        handle = self.caller()
+        discovery = self.ctx.cluster.discovery
+        pods, pod_obj = await get_pod(handle, discovery, namespace, pod)
+        container = pick_container(pod_obj, container)
+        if previous:
+            require_previous(pod_obj, container)
+        plan = ReadPlan.for_position(selection.position, tail_lines)
+        extra = plan.params()
+        if since is not None:
+            extra["sinceTime"] = since
+        buffer = LogBuffer(plan)
+        try:
+            stream = await handle.stream(pods.path(quoted(namespace), quoted(pod), "log"),
+                                         log_params(container, previous, extra),
+                                         timeout=self.ctx.cluster.timeout)
+        except ApiError as exc:
+            raise previous_error(exc, previous)
+        try:
+            # Bounded: the buffer keeps at most its budget, and a read from the beginning stops
+            # once the budget is full (the API server's limitBytes already caps it).
+            while not buffer.full:
+                chunk = await stream.read(VIEW_CHUNK)
+                if not chunk:
+                    break
+                buffer.add(chunk)
+        finally:
+            stream.close()
+        lines, cut = plan.trim(bytes(buffer.data), buffer.lost_oldest, since)
+        self.write_json(log_details(pod, container, lines, cut, plan, selection, timestamps))
+
+    def selection(self):
+        """(Selection, tailLines) from the query; 400 on malformed values.
+
+        Without offsets the newest lines are shown (``tailLines`` of them, default 100), or the
+        oldest ones with ``logFilePosition=beginning``. With offsets, the upstream paging
+        parameters apply.
+        """
+        tail_lines = self.int_arg("tailLines", None, minimum=0)
+        position = self.get_query_argument("logFilePosition", "")
+        if position not in ("", BEGINNING, END):
+            raise bad_request("logFilePosition must be %s or %s, got %r"
+                              % (BEGINNING, END, position))
+        if tail_lines is not None and position == BEGINNING:
+            raise bad_request("tailLines counts from the end: it does not go with "
+                              "logFilePosition=beginning")
+        offset_from = self.int_arg("offsetFrom", None)
+        offset_to = self.int_arg("offsetTo", None)
+        if (offset_from is None) != (offset_to is None):
+            raise bad_request("offsetFrom and offsetTo go together")
+        count = PAGE_LINES if tail_lines is None else tail_lines
+        if offset_from is None:
+            if position == BEGINNING:
+                return Selection(LineId(OLDEST), 0, count, BEGINNING), None
+            return Selection.last_lines(count), tail_lines
+        reference = LineId(self.get_query_argument("referenceTimestamp", "") or NEWEST,
+                           self.int_arg("referenceLineNum", 0))
+        return Selection(reference, offset_from, offset_to, position), tail_lines
+
+
+class LogFileHandler(BaseHandler):
+    """GET /api/v1/log/file/{namespace}/{pod}/{container}: the whole log as a text download,
+    passed on chunk by chunk as the API server sends it, so memory stays flat."""
+
+    async def get(self, namespace, pod, container):
+        previous = self.bool_arg("previous")
+        timestamps = self.bool_arg("timestamps")
+        handle = self.caller()
+        pods, pod_obj = await get_pod(handle, self.ctx.cluster.discovery, namespace, pod)
+        container = pick_container(pod_obj, container)
+        if previous:
+            require_previous(pod_obj, container)
+        extra = {"timestamps": "true"} if timestamps else {}
+        try:
+            stream = await handle.stream(pods.path(quoted(namespace), quoted(pod), "log"),
+                                         log_params(container, previous, extra),
+                                         timeout=self.ctx.cluster.timeout)
+        except ApiError as exc:
+            raise previous_error(exc, previous)
+        try:
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            self.set_header("Content-Disposition", 'attachment; filename="logs-from-%s-in-%s%s.log"'
+                            % (container, pod, "-previous" if previous else ""))
+            await self.relay(stream)
+        finally:
+            stream.close()
+
+    async def relay(self, stream):
+        pending = 0
+        while True:
+            try:
+                chunk = await stream.read(DOWNLOAD_CHUNK, fill=True)
+            except Exception as exc:  # urllib3 and socket errors alike end the download
+                if not self._headers_written:
+                    raise ApiError(502, "reading the log from the API server failed: %s"
+                                   % type(exc).__name__)
+                # A clean end of the chunked reply would pass a cut-off log for a whole one.
+                log.warning("log download of %s aborted: %s", self.request.path,
+                            type(exc).__name__)
+                self.request.connection.close()
+                return
+            if not chunk:
+                return
+            self.write(chunk)
+            pending += len(chunk)
+            if pending < FLUSH_BYTES:
+                continue
+            pending = 0
+            try:
+                await self.flush()  # waits for the client: the back-pressure that bounds memory
+            except tornado.iostream.StreamClosedError:
+                return  # the client went away
+
+
+class LogSourcesHandler(BaseHandler):
+    """GET /api/v1/log/source/{namespace}/{resourceName}/{resourceType}: pods and containers."""
+
+    async def get(self, namespace, resourceName, resourceType):
+        kind = resourceType.lower()
+        if kind not in sources.RESOURCE_TYPES:
+            raise bad_request("unknown resource type %r for log sources; one of: %s"
+                              % (resourceType, ", ".join(sources.RESOURCE_TYPES)))
+        handle = self.caller()
+        discovery = self.ctx.cluster.discovery
+        if kind == "pod":
+            _, pod = await get_pod(handle, discovery, namespace, resourceName)
+            self.write_json(sources.log_sources([pod]))
+            return
+        group, plural, versions, _ = sources.OWNER_KINDS[kind]
+        resource = await discovery.resolve(handle, group, plural, versions)
+        owner = await handle.get(resource.path(quoted(namespace), quoted(resourceName)))
+        pods = await owned_pods(handle, discovery, namespace, kind, owner)
+        self.write_json(sources.log_sources(pods, sources.template_spec(kind, owner)))
+
+
+async def list_items(handle, resource, namespace, selector=""):
+    params = {"labelSelector": selector} if selector else None
+    return (await handle.get(resource.path(quoted(namespace)), params)).get("items") or []
+
+
+async def owned_pods(handle, discovery, namespace, kind, owner):
+    """The pods of a controller (through its replica sets or jobs for deployments and cron
+    jobs), or those a service selects."""
+    pods = await pods_resource(handle, discovery)
+    spec = owner.get("spec") or {}
+    if kind == "cronjob":
+        jobs_resource = await discovery.resolve(handle, "batch", "jobs", ("v1",))
+        jobs = sources.controlled_by(await list_items(handle, jobs_resource, namespace),
+                                     {owner["metadata"]["uid"]})
+        uids = {j["metadata"]["uid"] for j in jobs}
+        return sources.controlled_by(await list_items(handle, pods, namespace), uids) if uids else []
+    selector = sources.label_selector(spec.get("selector"))
+    if selector is None:
+        return []
+    if kind == "service":
+        return await list_items(handle, pods, namespace, selector)
+    uids = {owner["metadata"]["uid"]}
+    if kind == "deployment":
+        sets = await discovery.resolve(handle, "apps", "replicasets", ("v1",))
+        uids = {rs["metadata"]["uid"] for rs in sources.controlled_by(
+            await list_items(handle, sets, namespace, selector), uids)}
+        if not uids:
+            return []
+    return sources.controlled_by(await list_items(handle, pods, namespace, selector), uids)
+
+
+ROUTES = [
+    Route("/api/v1/log/{namespace}/{pod}", LogHandler, "log",
+          summary="A page of the first container's log"),
+    Route("/api/v1/log/{namespace}/{pod}/{container}", LogHandler, "log-container",
+          summary="A page of a container's log (LogDetails)"),
+    Route("/api/v1/log/file/{namespace}/{pod}/{container}", LogFileHandler, "log-file",
+          summary="The whole log of a container as a text/plain download"),
+    Route("/api/v1/log/source/{namespace}/{resourceName}/{resourceType}", LogSourcesHandler,
+          "log-source", summary="The pods and containers whose logs an object has"),
+]

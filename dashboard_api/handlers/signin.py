@@ -1,0 +1,65 @@
+"""Sign-in: CSRF tokens, POST /api/v1/login and GET /api/v1/me.
+
+Login takes ``{"token": ...}`` or ``{"kubeConfig": "<kubeconfig content>"}`` whose current user
+carries a token, checks the token with the API server (GET /version: a bad token is refused
+there with 401) and answers ``{"token": <the same token>}``, which the UI keeps in its ``token``
+cookie. The server keeps no session. /me says whether a token is accepted and, when the token
+says so, whose it is.
+"""
+
+import re
+
+from dashboard_api.auth.identity import service_account_name
+from dashboard_api.auth.kubeconfig import KubeconfigError, token_from_kubeconfig
+from dashboard_api.errors import bad_request, unauthorized
+from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.routes import Route
+
+# Printable ASCII without spaces: anything else cannot travel in an HTTP header.
+_TOKEN = re.compile(r"^[\x21-\x7e]+$")
+
+
+class CsrfTokenHandler(BaseHandler):
+    def get(self, action):
+        self.write_json({"token": self.ctx.csrf.issue(action)})
+
+
+class LoginHandler(BaseHandler):
+    async def post(self):
+        spec = self.json_body()
+        if not isinstance(spec, dict):
+            raise bad_request("the login body must be a JSON object")
+        token = spec.get("token")
+        kubeconfig = spec.get("kubeConfig")
+        if isinstance(token, str) and token.strip():
+            token = token.strip()
+        elif isinstance(kubeconfig, str) and kubeconfig.strip():
+            try:
+                token = token_from_kubeconfig(kubeconfig)
+            except KubeconfigError as exc:
+                raise bad_request(str(exc))
+        else:
+            raise unauthorized()
+        if not _TOKEN.match(token):
+            raise unauthorized()
+        await self.ctx.cluster.handle(token).request("GET", "/version")
+        self.write_json({"token": token})
+
+
+class MeHandler(BaseHandler):
+    async def get(self):
+        await self.caller().request("GET", "/version")
+        name = self.request.headers.get("Impersonate-User") or \
+            service_account_name(self.token())
+        self.write_json({"name": name, "authenticated": True} if name
+                        else {"authenticated": True})
+
+
+ROUTES = [
+    Route("/api/v1/csrftoken/{action}", CsrfTokenHandler, "csrftoken", auth=False,
+          summary="A one-time CSRF token for POSTs whose first path segment is `action`"),
+    Route("/api/v1/login", LoginHandler, "login", component="auth", auth=False,
+          summary="Signs in with {token} or {kubeConfig}; answers {token}"),
+    Route("/api/v1/me", MeHandler, "me", component="auth",
+          summary="Whether the token is accepted: {authenticated, name?}"),
+]

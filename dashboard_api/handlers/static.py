@@ -1,0 +1,68 @@
+"""The web UI's files from --web-root at /, with the single-page-app fallback to index.html.
+
+When the root holds one directory per locale (upstream's layout: en/, de/, ...), each request
+gets the directory of its locale: the ``lang`` cookie, else the Accept-Language header, else
+``en``. Unknown files fall back to index.html so the UI's own routes load; the index is never
+cached; any other path ending in ``/`` is a 404 (no directory listings).
+"""
+
+import os
+
+import tornado.web
+import ujson
+
+from dashboard_api import locales
+from dashboard_api.errors import ApiError
+
+INDEX = "index.html"
+NO_CACHE = "no-cache, no-store, must-revalidate"
+# Paths under /api never reach the UI: they are API paths, answered with a JSON 404.
+PATTERN = r"/(?!api(?:/|$))(.*)"
+
+
+def locale_dirs(root):
+    """Locale ids that have a directory with an index.html under ``root``."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return []
+    return sorted(n for n in names if os.path.isfile(os.path.join(root, n, INDEX)))
+
+
+class StaticHandler(tornado.web.StaticFileHandler):
+    def initialize(self, path, localized):
+        super().initialize(path)
+        self.base = path
+        self.localized = localized
+
+    def _site(self):
+        if not self.localized:
+            return self.base
+        wanted = [self.get_cookie("lang") or ""]
+        wanted += locales.accept_language(self.request.headers.get("Accept-Language"))
+        chosen = locales.choose([w for w in wanted if w], self.localized,
+                                default="en" if "en" in self.localized else self.localized[0])
+        return os.path.join(self.base, chosen)
+
+    async def get(self, path, include_body=True):
+        self.root = self._site()
+        root = os.path.abspath(self.root)
+        candidate = os.path.abspath(os.path.join(root, path))
+        inside = candidate == root or candidate.startswith(root + os.sep)
+        if path.endswith("/") or not inside:
+            raise tornado.web.HTTPError(404)
+        if not path or path == INDEX or not os.path.isfile(candidate):
+            path = INDEX
+            self.set_header("Cache-Control", NO_CACHE)
+        await super().get(path, include_body)
+
+    def write_error(self, status_code, **kwargs):
+        error = ApiError(status_code, "page not found" if status_code == 404 else
+                         self._reason)
+        self.set_header("Content-Type", "application/json; charset=UTF-8")
+        self.finish(ujson.dumps(error.body()))
+
+
+def url_spec(web_root):
+    root = os.path.abspath(web_root)
+    return tornado.web.url(PATTERN, StaticHandler, {"path": root, "localized": locale_dirs(root)})

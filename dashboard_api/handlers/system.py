@@ -1,0 +1,61 @@
+"""Web-facing records and operational endpoints: /config, system banner, locales, /metrics,
+/apidocs.json. None of them needs a token."""
+
+import time
+
+from dashboard_api import openapi, telemetry
+from dashboard_api.errors import not_found
+from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.routes import Route
+from dashboard_api.version import VERSION
+
+AUTHENTICATION_MODE = "token"
+SEVERITIES = ("INFO", "WARNING", "ERROR")
+
+
+class ConfigHandler(BaseHandler):
+    def get(self):
+        self.write_json({"serverTime": int(time.time() * 1000), "version": VERSION,
+                         "authenticationMode": AUTHENTICATION_MODE})
+
+
+class SystemBannerHandler(BaseHandler):
+    def get(self):
+        options = self.ctx.options
+        severity = (options.system_banner_severity or "").upper()
+        self.write_json({"message": options.system_banner or "",
+                         "severity": severity if severity in SEVERITIES else "INFO"})
+
+
+class LocaleHandler(BaseHandler):
+    def get(self):
+        self.write_json({"locales": [{"id": i, "name": n} for i, n in self.ctx.locales]})
+
+
+class MetricsHandler(BaseHandler):
+    def get(self):
+        self.set_header("Content-Type", telemetry.CONTENT_TYPE)
+        self.finish(self.ctx.telemetry.exposition())
+
+
+class OpenApiHandler(BaseHandler):
+    def get(self):
+        if not self.ctx.options.enable_openapi:
+            raise not_found("the OpenAPI description is served only with --enable-openapi")
+        self.write_json(openapi.document(self.ctx.routes))
+
+
+ROUTES = [
+    Route("/config", ConfigHandler, "config", component="web", auth=False,
+          summary="Server time (ms), version and authentication mode"),
+    Route("/systembanner", SystemBannerHandler, "systembanner", component="web", auth=False,
+          summary="The system banner {message, severity}"),
+    Route("/api/v1/systembanner", SystemBannerHandler, "api-systembanner", auth=False,
+          summary="The system banner {message, severity}"),
+    Route("/api/v1/locale", LocaleHandler, "locale", auth=False,
+          summary="Locales of the web UI {locales: [{id, name}]}"),
+    Route("/metrics", MetricsHandler, "metrics", auth=False,
+          summary="Prometheus text exposition of the request series"),
+    Route("/apidocs.json", OpenApiHandler, "apidocs", auth=False,
+          summary="This OpenAPI description (only with --enable-openapi)"),
+]

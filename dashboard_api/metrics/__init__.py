@@ -1,0 +1,1 @@
+"""The metrics integration: the sidecar client (metric queries build on it)."""

@@ -1,0 +1,88 @@
+"""The metrics sidecar client, health-checked every --metric-client-check-period.
+
+With --sidecar-host it calls the sidecar directly; without, it goes through the API server's
+service proxy to ``--metrics-scraper-service-name`` in ``--namespace`` with the service's own
+identity (as upstream does). A check is ``GET /healthz``; any 2xx passes. It runs at start-up and
+then periodically; metrics are to be used only while the last check passed.
+"""
+
+import asyncio
+import datetime
+import logging
+
+import tornado.httpclient
+
+from dashboard_api.errors import ApiError
+
+log = logging.getLogger("dashboard_api.sidecar")
+
+TIMEOUT = 5.0
+
+
+class SidecarClient:
+    def __init__(self, cluster, base_url=None, namespace=None, service=None, period=30.0):
+        self.cluster = cluster
+        self.base_url = base_url.rstrip("/") if base_url else None
+        self.namespace = namespace
+        self.service = service
+        self.period = period
+        self.healthy = False
+        self.last_checked = None
+        self.last_error = "not checked yet"
+        self._task = None
+
+    @property
+    def where(self):
+        return self.base_url or "service %s/%s" % (self.namespace, self.service)
+
+    async def get(self, path):
+        """(status, body bytes) of a GET; ApiError(503) when the sidecar cannot be reached."""
+        if self.base_url is None:
+            proxy = "/api/v1/namespaces/%s/services/%s/proxy%s" % (self.namespace, self.service,
+                                                                     path)
+            response = await self.cluster.service_handle().call("GET", proxy, timeout=TIMEOUT)
+            return response.status, response.data
+        client = tornado.httpclient.AsyncHTTPClient()
+        try:
+            response = await client.fetch(self.base_url + path, raise_error=False,
+                                          connect_timeout=TIMEOUT, request_timeout=TIMEOUT)
+        except (OSError, asyncio.TimeoutError, tornado.httpclient.HTTPClientError) as exc:
+            raise ApiError(503, "the metrics sidecar is unreachable: %s"
+                           % (exc.strerror if isinstance(exc, OSError) and exc.strerror
+                              else type(exc).__name__)) from exc
+        if response.code == 599:
+            raise ApiError(503, "the metrics sidecar is unreachable: %s"
+                           % type(response.error).__name__)
+        return response.code, response.body
+
+    async def check(self):
+        """One health check; updates and returns ``healthy``."""
+        try:
+            status, _ = await self.get("/healthz")
+            error = None if 200 <= status < 300 else "health check answered %d" % status
+        except ApiError as exc:
+            error = exc.message
+        was = self.healthy if self.last_checked else None  # the first result is always logged
+        self.healthy = error is None
+        self.last_error = error
+        self.last_checked = datetime.datetime.now(datetime.timezone.utc)
+        if was != self.healthy:
+            if self.healthy:
+                log.info("metrics sidecar at %s is healthy; metrics enabled", self.where)
+            else:
+                log.warning("metrics sidecar at %s failed its health check (%s); metrics "
+                            "disabled until it passes", self.where, error)
+        return self.healthy
+
+    async def _loop(self):
+        while True:
+            await self.check()
+            await asyncio.sleep(self.period)
+
+    def start(self):
+        self._task = asyncio.get_running_loop().create_task(self._loop())
+
+    def stop(self):
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None

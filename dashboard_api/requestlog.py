@@ -1,0 +1,87 @@
+"""Request and response logging.
+
+Every request is logged when it arrives and when its response is sent, with the client address
+taken from X-Original-Forwarded-For, X-Forwarded-For, X-Real-Ip, then the peer. Bodies are
+logged only at debug level, and then with every credential-like field redacted: the sign-in
+calls (/api/v1/login, /api/v1/csrftoken/login) show their content only at debug, and tokens,
+kubeconfigs, passwords, secret data and terminal keystrokes never reach the log at all.
+Headers are never logged.
+"""
+
+import logging
+import urllib.parse
+
+import ujson
+
+log = logging.getLogger("dashboard_api.requests")
+
+REDACTED = "<redacted>"
+# Keys whose values are credentials or may hold secret data (Secret data, deploy-file content).
+SENSITIVE_KEYS = frozenset(("token", "password", "kubeconfig", "authorization", "data",
+                            "stringdata", "content", "certificate", "key"))
+MAX_BODY_CHARS = 2000
+# Terminal traffic carries keystrokes (passwords typed into a shell): never shown.
+TERMINAL_PREFIX = "/api/sockjs"
+
+
+def client_address(headers, peer):
+    """The original client: first forwarded-for entry, else X-Real-Ip, else the peer."""
+    for name in ("X-Original-Forwarded-For", "X-Forwarded-For"):
+        first = (headers.get(name) or "").split(",")[0].strip()
+        if first:
+            return first
+    real = (headers.get("X-Real-Ip") or "").strip()
+    return real or peer or "unknown"
+
+
+def redact(value):
+    """A copy of a decoded JSON value with every sensitive field's value replaced."""
+    if isinstance(value, dict):
+        return {k: REDACTED if str(k).lower() in SENSITIVE_KEYS else redact(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    return value
+
+
+def describe_body(path, body):
+    """What the debug log may show of a request body: its JSON with sensitive values redacted."""
+    if path.startswith(TERMINAL_PREFIX):
+        return "<%d bytes of terminal traffic>" % len(body)
+    try:
+        decoded = ujson.loads(body)
+    except ValueError:
+        return "<%d bytes, not JSON>" % len(body)
+    text = ujson.dumps(redact(decoded), ensure_ascii=False, escape_forward_slashes=False)
+    if len(text) > MAX_BODY_CHARS:
+        text = text[:MAX_BODY_CHARS] + "...(%d chars)" % len(text)
+    return text
+
+
+def describe_uri(request):
+    """The path and query, with the value of any token-like query parameter redacted."""
+    if not request.query:
+        return request.path
+    pairs = urllib.parse.parse_qsl(request.query, keep_blank_values=True)
+    shown = [(k, REDACTED if any(s in k.lower() for s in ("token", "password", "key")) else v)
+             for k, v in pairs]
+    return request.path + "?" + urllib.parse.urlencode(shown, safe="<>,")
+
+
+def _client(request):
+    return client_address(request.headers, request.remote_ip)
+
+
+def incoming(request):
+    log.info("Incoming %s %s %s request from %s", request.version, request.method,
+             describe_uri(request), _client(request))
+
+
+def outgoing(handler):
+    """Tornado's log_function: runs once the response is finished."""
+    request = handler.request
+    if request.body and log.isEnabledFor(logging.DEBUG):
+        log.debug("Body of %s %s from %s: %s", request.method, request.path, _client(request),
+                  describe_body(request.path, request.body))
+    log.info("Outgoing response to %s with %d status code in %.1f ms", _client(request),
+             handler.get_status(), 1000.0 * request.request_time())

@@ -1,0 +1,163 @@
+"""Namespaces and nodes (reference §5.4): items, details, allocated resources, sublists."""
+
+from dashboard_api.reads import ALL, Api, Embed, Namespaces, Need, Sublist
+from dashboard_api.summaries import quantity
+from dashboard_api.summaries.common import conditions, name, object_meta, type_meta, uid
+
+QUOTAS = Api("", "resourcequotas")
+LIMIT_RANGES = Api("", "limitranges")
+
+
+def namespace(obj, rel):
+    return {"objectMeta": object_meta(obj), "typeMeta": type_meta("namespace"),
+            "phase": (obj.get("status") or {}).get("phase", "")}
+
+
+def namespace_detail_needs(obj, rel):
+    scope = Namespaces.one(name(obj))
+    return [Need("quotas", QUOTAS, scope), Need("limitranges", LIMIT_RANGES, scope)]
+
+
+def _quota(obj):
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    out = {"objectMeta": object_meta(obj), "typeMeta": {"kind": "resourcequota"}}
+    if spec.get("scopes"):
+        out["scopes"] = spec["scopes"]
+    hard, used = status.get("hard") or {}, status.get("used") or {}
+    if hard:
+        out["statusList"] = {res: {k: v for k, v in (("used", used.get(res)), ("hard", q)) if v}
+                             for res, q in hard.items()}
+    return out
+
+
+_LIMIT_FIELDS = ("min", "max", "default", "defaultRequest", "maxLimitRequestRatio")
+
+
+def _limit_items(limit_range):
+    out = []
+    for limit in (limit_range.get("spec") or {}).get("limits") or ():
+        resources = []
+        for field in _LIMIT_FIELDS:
+            resources += [r for r in limit.get(field) or {} if r not in resources]
+        for res in resources:
+            entry = {"resourceName": res, "resourceType": limit.get("type", "")}
+            for field in _LIMIT_FIELDS:
+                value = (limit.get(field) or {}).get(res)
+                if value:
+                    entry[field] = value
+            out.append(entry)
+    return out
+
+
+def namespace_detail(obj, rel):
+    out = namespace(obj, rel)
+    quotas = [_quota(q) for q in rel["quotas"]]
+    out.update(resourceQuotaList={"listMeta": {"totalItems": len(quotas)}, "items": quotas},
+               resourceLimits=[i for lr in rel["limitranges"] for i in _limit_items(lr)],
+               errors=[])
+    return out
+
+
+NAMESPACE_EVENTS = Sublist("event", "event", lambda obj: [
+    Need("events", namespaces=Namespaces.one(name(obj)), critical=True)])
+
+
+# --- nodes -----------------------------------------------------------------------------------
+
+def _ready(obj):
+    for c in (obj.get("status") or {}).get("conditions") or ():
+        if c.get("type") == "Ready":
+            return c.get("status", "Unknown")
+    return "Unknown"
+
+
+def _fraction(value, capacity):
+    return value / capacity * 100 if capacity else 0
+
+
+def allocated(node, pods):
+    """Requests and limits of the node's running pods against its allocatable resources."""
+    status = node.get("status") or {}
+    allocatable = status.get("allocatable") or {}
+    requests, limits = {}, {}
+    for pod in pods:
+        req, lim = quantity.effective(pod.get("spec") or {})
+        for total, part in ((requests, req), (limits, lim)):
+            for res, value in part.items():
+                total[res] = total.get(res, 0) + value
+    cpu_capacity = quantity.milli(allocatable.get("cpu"))
+    mem_capacity = quantity.whole(allocatable.get("memory"))
+    pod_capacity = quantity.whole((status.get("capacity") or {}).get("pods"))
+    cpu_req, cpu_lim = quantity.milli(requests.get("cpu", 0)), quantity.milli(limits.get("cpu", 0))
+    mem_req, mem_lim = quantity.whole(requests.get("memory", 0)), quantity.whole(
+        limits.get("memory", 0))
+    return {"cpuRequests": cpu_req, "cpuRequestsFraction": _fraction(cpu_req, cpu_capacity),
+            "cpuLimits": cpu_lim, "cpuLimitsFraction": _fraction(cpu_lim, cpu_capacity),
+            "cpuCapacity": cpu_capacity,
+            "memoryRequests": mem_req, "memoryRequestsFraction": _fraction(mem_req, mem_capacity),
+            "memoryLimits": mem_lim, "memoryLimitsFraction": _fraction(mem_lim, mem_capacity),
+            "memoryCapacity": mem_capacity,
+            "allocatedPods": len(pods), "podCapacity": pod_capacity,
+            "podFraction": _fraction(len(pods), pod_capacity)}
+
+
+def _running_pods_fields(node_name):
+    return "spec.nodeName=%s,status.phase!=Succeeded,status.phase!=Failed" % node_name
+
+
+def node_pods_needs(obj, critical=False):
+    return [Need("pods@" + name(obj), "pod", ALL, fields=_running_pods_fields(name(obj)),
+                 critical=critical)]
+
+
+def node(obj, rel):
+    return {"objectMeta": object_meta(obj), "typeMeta": type_meta("node"), "ready": _ready(obj),
+            "allocatedResources": allocated(obj, ()),
+            "nodeInfo": (obj.get("status") or {}).get("nodeInfo") or {}}
+
+
+def node_finish(item, obj, rel):
+    item["allocatedResources"] = allocated(obj, rel["pods@" + name(obj)])
+
+
+def node_detail_needs(obj, rel):
+    return node_pods_needs(obj)
+
+
+def node_detail(obj, rel):
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    out = node(obj, rel)
+    node_finish(out, obj, rel)
+    out.update(phase=status.get("phase", ""), podCIDR=spec.get("podCIDR", ""),
+               providerID=spec.get("providerID", ""),
+               unschedulable=bool(spec.get("unschedulable")),
+               conditions=conditions(status.get("conditions"), "lastHeartbeatTime"),
+               containerImages=[n for image in status.get("images") or ()
+                                for n in image.get("names") or ()],
+               metrics=[], errors=[])
+    if spec.get("taints"):
+        out["taints"] = spec["taints"]
+    if status.get("addresses"):
+        out["addresses"] = status["addresses"]
+    return out
+
+
+def _node_events(obj, rel, arg):
+    """Events about the node: kubelets use the node name as the UID, others the real UID."""
+    by_name, by_uid = [], []
+    for ev in rel["events"]:
+        involved = ev.get("involvedObject") or {}
+        if involved.get("namespace"):
+            continue
+        if involved.get("uid") == name(obj):
+            by_name.append(ev)
+        elif involved.get("uid") in (uid(obj), None, ""):
+            by_uid.append(ev)
+    return by_name + by_uid
+
+
+NODE_PODS = Sublist("pod", "pod", lambda obj: node_pods_needs(obj, critical=True))
+NODE_EVENTS = Sublist("event", "event", lambda obj: [Need(
+    "events", namespaces=ALL, critical=True,
+    fields="involvedObject.kind=Node,involvedObject.name=" + name(obj))], pick=_node_events)
+NODE_EMBEDS = (Embed("podList", "pod", query=None), Embed("eventList", "event", query=None))

@@ -1,0 +1,127 @@
+"""Wire building blocks shared by every kind (reference §3): ObjectMeta, TypeMeta, Condition,
+ResourceStatus, and ``Related``, the bag of related raw objects a summary reads."""
+
+SCALABLE = frozenset(("deployment", "replicaset", "replicationcontroller", "statefulset"))
+RESTARTABLE = frozenset(("deployment", "daemonset", "statefulset"))
+
+
+def object_meta(obj):
+    """ObjectMeta: empty fields omitted, creationTimestamp always present (null when unset)."""
+    meta = obj.get("metadata") or {}
+    out = {}
+    for field in ("name", "namespace", "labels", "annotations"):
+        if meta.get(field):
+            out[field] = meta[field]
+    out["creationTimestamp"] = meta.get("creationTimestamp")
+    if meta.get("uid"):
+        out["uid"] = meta["uid"]
+    owners = meta.get("ownerReferences")
+    if owners:
+        out["ownerReferences"] = [{"kind": o.get("kind", ""), "name": o.get("name", "")}
+                                  for o in owners]
+    return out
+
+
+def type_meta(kind, scalable=None, restartable=None):
+    """TypeMeta of a lower-case kind; scalable/restartable default to the kind's nature."""
+    if scalable is None:
+        scalable = kind in SCALABLE
+    if restartable is None:
+        restartable = kind in RESTARTABLE
+    out = {"kind": kind}
+    if scalable:
+        out["scalable"] = True
+    if restartable:
+        out["restartable"] = True
+    return out
+
+
+def condition(c, probe_field="lastProbeTime"):
+    """A Condition; deployments carry lastUpdateTime and nodes lastHeartbeatTime as the probe."""
+    return {
+        "type": c.get("type", ""),
+        "status": c.get("status", ""),
+        "lastProbeTime": c.get(probe_field),
+        "lastTransitionTime": c.get("lastTransitionTime"),
+        "reason": c.get("reason", ""),
+        "message": c.get("message", ""),
+    }
+
+
+def conditions(raw, probe_field="lastProbeTime"):
+    return [condition(c, probe_field) for c in raw or ()]
+
+
+def resource_status():
+    return {"running": 0, "pending": 0, "failed": 0, "succeeded": 0, "terminating": 0}
+
+
+def uid(obj):
+    return (obj.get("metadata") or {}).get("uid")
+
+
+def name(obj):
+    return (obj.get("metadata") or {}).get("name", "")
+
+
+def controller_uid(obj):
+    """The UID of the object's controller owner reference, or None."""
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if ref.get("controller"):
+            return ref.get("uid")
+    return None
+
+
+def controller_ref(obj):
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def container_images(pod_spec, field="containers"):
+    """Images of a pod spec's containers; None (JSON null) when there are none, as upstream."""
+    images = [c.get("image", "") for c in (pod_spec or {}).get(field) or ()]
+    return images or None
+
+
+class Related(dict):
+    """Related raw objects fetched for one request, by key ("pods", "events", ...).
+
+    A missing key reads as an empty list; ``index`` builds and keeps a lookup table once, so a
+    list of 2,000 items does not rescan the related lists per item.
+    """
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self._indexes = {}
+
+    def __missing__(self, key):
+        return []
+
+    def index(self, name, build):
+        if name not in self._indexes:
+            self._indexes[name] = build(self)
+        return self._indexes[name]
+
+    def by_controller(self, key):
+        """Objects of ``key`` grouped by the UID of their controller owner."""
+        def build(rel):
+            out = {}
+            for obj in rel[key] or ():
+                owner = controller_uid(obj)
+                if owner:
+                    out.setdefault(owner, []).append(obj)
+            return out
+        return self.index(("by_controller", key), build)
+
+    def events_by_object(self):
+        """Events grouped by involvedObject.uid."""
+        def build(rel):
+            out = {}
+            for ev in rel["events"] or ():
+                u = (ev.get("involvedObject") or {}).get("uid")
+                if u:
+                    out.setdefault(u, []).append(ev)
+            return out
+        return self.index("events_by_object", build)

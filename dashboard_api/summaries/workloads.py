@@ -1,0 +1,320 @@
+"""Deployments, replica sets, replication controllers, daemon sets, stateful sets and jobs
+(reference §5.2): list items with PodInfo, details, list status, and their sublists."""
+
+from dashboard_api.reads import Need, Sublist, scope_of
+from dashboard_api.summaries import autoscaling
+from dashboard_api.summaries.common import (conditions, container_images, controller_uid, name,
+                                            object_meta, resource_status, type_meta, uid)
+from dashboard_api.summaries.events import warnings
+from dashboard_api.summaries.selectors import is_subset, to_query
+
+
+def pod_info(current, desired, pods, rel):
+    """PodInfo: counts of ``pods`` by raw phase and their warnings."""
+    phases = {"Running": 0, "Pending": 0, "Failed": 0, "Succeeded": 0}
+    for pod in pods:
+        phase = (pod.get("status") or {}).get("phase")
+        if phase in phases:
+            phases[phase] += 1
+    info = {"current": current or 0}
+    if desired is not None:
+        info["desired"] = desired
+    info.update(running=phases["Running"], pending=phases["Pending"], failed=phases["Failed"],
+                succeeded=phases["Succeeded"], warnings=warnings(pods, rel))
+    return info
+
+
+def _item(kind, obj, info_key, info):
+    template = ((obj.get("spec") or {}).get("template") or {}).get("spec")
+    return {"objectMeta": object_meta(obj), "typeMeta": type_meta(kind), info_key: info,
+            "containerImages": container_images(template),
+            "initContainerImages": container_images(template, "initContainers")}
+
+
+def owned_pods(obj, rel):
+    """Pods whose controller is ``obj``."""
+    return rel.by_controller("pods").get(uid(obj), [])
+
+
+def deployment_pods(obj, rel):
+    sets = rel.by_controller("replicasets").get(uid(obj), [])
+    by_owner = rel.by_controller("pods")
+    return [pod for rs in sets for pod in by_owner.get(uid(rs), ())]
+
+
+def _replicas(obj):
+    return (obj.get("status") or {}).get("replicas"), (obj.get("spec") or {}).get("replicas")
+
+
+def deployment(obj, rel):
+    current, desired = _replicas(obj)
+    return _item("deployment", obj, "pods", pod_info(current, desired,
+                                                     deployment_pods(obj, rel), rel))
+
+
+def replicaset(obj, rel):
+    current, desired = _replicas(obj)
+    return _item("replicaset", obj, "podInfo", pod_info(current, desired,
+                                                        owned_pods(obj, rel), rel))
+
+
+def replicationcontroller(obj, rel):
+    current, desired = _replicas(obj)
+    return _item("replicationcontroller", obj, "podInfo",
+                 pod_info(current, desired, owned_pods(obj, rel), rel))
+
+
+def daemonset(obj, rel):
+    status = obj.get("status") or {}
+    return _item("daemonset", obj, "podInfo",
+                 pod_info(status.get("currentNumberScheduled"),
+                          status.get("desiredNumberScheduled", 0), owned_pods(obj, rel), rel))
+
+
+def statefulset(obj, rel):
+    current, desired = _replicas(obj)
+    return _item("statefulset", obj, "podInfo", pod_info(current, desired,
+                                                         owned_pods(obj, rel), rel))
+
+
+def job_status(obj):
+    conds = (obj.get("status") or {}).get("conditions") or []
+    for c in conds:
+        if c.get("status") == "True" and c.get("type") in ("Complete", "Failed"):
+            return {"status": c["type"],
+                    "message": c.get("message", "") if c["type"] == "Failed" else "",
+                    "conditions": conditions(conds)}
+    return {"status": "Running", "message": "", "conditions": conditions(conds) or None}
+
+
+def job(obj, rel):
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    item = _item("job", obj, "podInfo", pod_info(status.get("active"), spec.get("completions"),
+                                                 owned_pods(obj, rel), rel))
+    item["parallelism"] = spec.get("parallelism")
+    item["jobStatus"] = job_status(obj)
+    return item
+
+
+def list_status(raw, items, rel):
+    """Per item: failed when it has warnings, else pending when a pod pends, else running."""
+    out = resource_status()
+    for item in items:
+        info = item.get("podInfo") or item["pods"]
+        if info["warnings"]:
+            out["failed"] += 1
+        elif info["pending"] > 0:
+            out["pending"] += 1
+        else:
+            out["running"] += 1
+    return out
+
+
+def job_list_status(raw, items, rel):
+    out = resource_status()
+    for item in items:
+        state = item["jobStatus"]["status"]
+        if state == "Failed":
+            out["failed"] += 1
+        elif state == "Complete":
+            out["succeeded"] += 1
+        elif item["podInfo"]["running"] > 0:
+            out["running"] += 1
+        else:
+            out["pending"] += 1
+    return out
+
+
+# --- details ---------------------------------------------------------------------------------
+
+def _selector(obj):
+    return (obj.get("spec") or {}).get("selector") or {}
+
+
+def owned_pods_needs(obj, rel):
+    """Pods selected by the workload (matched to it by controller afterwards), their events."""
+    scope = scope_of(obj)
+    return [Need("pods", namespaces=scope, labels=to_query(_selector(obj))),
+            Need("events", namespaces=scope)]
+
+
+def replicaset_detail_needs(obj, rel):
+    """Also the autoscalers that target the replica set (upstream never found them)."""
+    return owned_pods_needs(obj, rel) + [
+        Need("autoscalers", "horizontalpodautoscaler", scope_of(obj))]
+
+
+def deployment_detail_needs(obj, rel):
+    scope, labels = scope_of(obj), to_query(_selector(obj))
+    return [Need("pods", namespaces=scope, labels=labels),
+            Need("replicasets", namespaces=scope, labels=labels),
+            Need("events", namespaces=scope)]
+
+
+def job_pods_needs(obj, rel):
+    scope = scope_of(obj)
+    return [Need("pods", namespaces=scope,
+                 labels=to_query((_selector(obj).get("matchLabels") or {}))),
+            Need("events", namespaces=scope)]
+
+
+def deployment_detail(obj, rel):
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    out = deployment(obj, rel)
+    strategy = spec.get("strategy") or {}
+    out.update(
+        selector=_selector(obj).get("matchLabels") or {},
+        statusInfo={"replicas": status.get("replicas", 0),
+                    "updated": status.get("updatedReplicas", 0),
+                    "available": status.get("availableReplicas", 0),
+                    "unavailable": status.get("unavailableReplicas", 0)},
+        conditions=conditions(status.get("conditions"), "lastUpdateTime"),
+        strategy=strategy.get("type", ""),
+        minReadySeconds=spec.get("minReadySeconds", 0),
+        revisionHistoryLimit=spec.get("revisionHistoryLimit"),
+        errors=[])
+    if strategy.get("type") == "RollingUpdate":
+        rolling = strategy.get("rollingUpdate") or {}
+        out["rollingUpdateStrategy"] = {"maxSurge": rolling.get("maxSurge"),
+                                        "maxUnavailable": rolling.get("maxUnavailable")}
+    return out
+
+
+def replicaset_detail(obj, rel):
+    out = replicaset(obj, rel)
+    targets = [hpa for hpa in rel["autoscalers"] or () if autoscaling.targets(hpa, "replicaset",
+                                                                              name(obj))]
+    out.update(selector=_selector(obj), errors=[],
+               horizontalPodAutoscalerList={
+                   "listMeta": {"totalItems": len(targets)},
+                   "horizontalpodautoscalers": [autoscaling.item(h, rel) for h in targets],
+                   "errors": []})
+    return out
+
+
+def replicationcontroller_detail(obj, rel):
+    out = replicationcontroller(obj, rel)
+    out.update(labelSelector=_selector(obj), errors=[])
+    return out
+
+
+def daemonset_detail(obj, rel):
+    out = daemonset(obj, rel)
+    if _selector(obj):
+        out["labelSelector"] = _selector(obj)
+    out["errors"] = []
+    return out
+
+
+def statefulset_detail(obj, rel):
+    out = statefulset(obj, rel)
+    out["errors"] = []
+    return out
+
+
+def job_detail(obj, rel):
+    status = obj.get("status") or {}
+    out = job(obj, rel)
+    out["podInfo"].update(running=status.get("active", 0), succeeded=status.get("succeeded", 0),
+                          failed=status.get("failed", 0))
+    out.update(completions=(obj.get("spec") or {}).get("completions"), errors=[])
+    return out
+
+
+# --- sublists --------------------------------------------------------------------------------
+
+def _pods_need(labels):
+    return lambda obj: [Need("pods", namespaces=scope_of(obj), labels=labels(obj),
+                             critical=True)]
+
+
+OWNED_PODS = Sublist("pod", "pod", _pods_need(lambda obj: to_query(_selector(obj))),
+                     pick=lambda obj, rel, arg: owned_pods(obj, rel))
+
+# Job pods are those matching the job's matchLabels (no owner check, as upstream).
+JOB_PODS = Sublist("pod", "pod", _pods_need(
+    lambda obj: to_query(_selector(obj).get("matchLabels") or {})))
+
+
+def _workload_labels(obj):
+    selector = _selector(obj)
+    if "matchLabels" in selector or "matchExpressions" in selector:
+        return selector.get("matchLabels") or {}
+    return selector
+
+
+SERVICES = Sublist(
+    "service", "service",
+    lambda obj: [Need("services", namespaces=scope_of(obj), critical=True)],
+    pick=lambda obj, rel, arg: [
+        s for s in rel["services"]
+        if is_subset((s.get("spec") or {}).get("selector") or {}, _workload_labels(obj))])
+
+
+def _template_without_hash(template):
+    meta = dict((template or {}).get("metadata") or {})
+    labels = dict(meta.get("labels") or {})
+    labels.pop("pod-template-hash", None)
+    meta["labels"] = labels
+    return dict(template or {}, metadata=meta)
+
+
+def new_replica_set(deployment_obj, sets):
+    """The replica set running the deployment's current template (the oldest if several)."""
+    template = _template_without_hash((deployment_obj.get("spec") or {}).get("template"))
+    matches = [rs for rs in sets
+               if _template_without_hash((rs.get("spec") or {}).get("template")) == template]
+    matches.sort(key=lambda rs: (rs.get("metadata") or {}).get("creationTimestamp") or "")
+    return matches[0] if matches else None
+
+
+def _controlled_sets(obj, rel):
+    return [rs for rs in rel["replicasets"] if controller_uid(rs) == uid(obj)]
+
+
+def _old_sets(obj, rel, arg):
+    sets = _controlled_sets(obj, rel)
+    new = new_replica_set(obj, sets)
+    return [rs for rs in sets if rs is not new and (rs.get("spec") or {}).get("replicas")]
+
+
+def _sets_needs(obj):
+    scope, labels = scope_of(obj), to_query(_selector(obj))
+    return [Need("replicasets", namespaces=scope, labels=labels, critical=True)]
+
+
+OLD_REPLICA_SETS = Sublist("oldreplicaset", "replicaset", _sets_needs, pick=_old_sets)
+
+_ZERO_REPLICA_SET = {"objectMeta": {"creationTimestamp": None}, "typeMeta": {},
+                     "podInfo": {"current": 0, "running": 0, "pending": 0, "failed": 0,
+                                 "succeeded": 0, "warnings": []},
+                     "containerImages": None, "initContainerImages": None}
+
+
+def _new_set_response(obj, rel, arg):
+    new = new_replica_set(obj, _controlled_sets(obj, rel))
+    return replicaset(new, rel) if new else dict(_ZERO_REPLICA_SET)
+
+
+NEW_REPLICA_SET = Sublist(
+    "newreplicaset", "replicaset",
+    lambda obj: _sets_needs(obj) + [
+        Need("pods", namespaces=scope_of(obj), labels=to_query(_selector(obj))),
+        Need("events", namespaces=scope_of(obj))],
+    respond=_new_set_response)
+
+
+def owner_info(kind, owner, rel):
+    """ResourceOwner of a pod detail: the controller's list item with its PodInfo under
+    ``pods`` (a pod names its controller's pods so, whatever the controller's kind)."""
+    item = SUMMARIES[kind](owner, rel)
+    info = item.pop("podInfo", None) or item.pop("pods")
+    keep = ("objectMeta", "typeMeta", "containerImages", "initContainerImages")
+    out = {k: item[k] for k in keep}
+    out["pods"] = info
+    return out
+
+
+SUMMARIES = {"replicaset": replicaset, "replicationcontroller": replicationcontroller,
+             "daemonset": daemonset, "statefulset": statefulset, "job": job}
+

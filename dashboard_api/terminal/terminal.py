@@ -1,0 +1,124 @@
+"""One shell in a container, bound to one browser connection.
+
+After the bind, the shells are tried in order until one starts; its output goes to the
+browser, the browser's keystrokes and sizes go to it. The end of the process closes the
+browser side (code 1), no shell at all closes it with code 2 and the error text, and the
+browser going away (``stop``) ends the process.
+"""
+
+import asyncio
+import codecs
+import logging
+
+from dashboard_api.terminal import protocol
+from dashboard_api.terminal.execstream import ExecFailed, open_stream
+
+log = logging.getLogger("dashboard_api.terminal")
+
+EXITED = (1, "Process exited")
+# Keystrokes typed before a shell shows that it runs are kept up to this size.
+INPUT_LIMIT = 64 * 1024
+
+
+class Terminal:
+    def __init__(self, handle, namespace, pod, container, shell=None):
+        self.handle = handle
+        self.namespace = namespace
+        self.pod = pod
+        self.container = container
+        self.shell = shell
+        self._conn = None
+        self._task = None
+        self._stream = None
+        self._size = None
+        self._input = []
+        self._input_size = 0
+        self._ending = False
+
+    def start(self, conn, on_end):
+        self._conn = conn
+        self._task = asyncio.ensure_future(self._run())
+        self._task.add_done_callback(lambda task: self._ended(task, on_end))
+
+    def _ended(self, task, on_end):
+        on_end(self)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("terminal in %s/%s/%s failed", self.namespace, self.pod, self.container,
+                      exc_info=task.exception())
+
+    def stop(self):
+        """The browser went away or broke the protocol: end the process."""
+        if self._task is not None and not self._ending:
+            self._task.cancel()
+
+    def stdin(self, text):
+        data = text.encode("utf-8")
+        if self._stream is not None:
+            self._stream.write(data)
+            if self._stream.output_seen:
+                return
+        # Until a shell shows it runs, keystrokes are kept for the next one in case it fails.
+        if self._input_size + len(data) <= INPUT_LIMIT:
+            self._input.append(data)
+            self._input_size += len(data)
+
+    def resize(self, rows, cols):
+        if not rows or not cols:
+            return  # 0x0 is how the upstream UI says "no more sizes"; nothing to apply
+        self._size = (rows, cols)
+        if self._stream is not None:
+            self._stream.resize(rows, cols)
+
+    async def _run(self):
+        code, reason = EXITED
+        try:
+            code, reason = await self._shells()
+        finally:
+            self._ending = True
+            log.info("terminal in %s/%s/%s ended: %d %s", self.namespace, self.pod,
+                     self.container, code, reason)
+            self._conn.end(code, reason)
+
+    async def _shells(self):
+        error = None
+        for shell in protocol.candidates(self.shell):
+            try:
+                stream = await open_stream(self.handle, self.namespace, self.pod,
+                                           self.container, shell)
+            except ExecFailed as exc:
+                error = exc
+                if exc.final:
+                    break
+                continue
+            try:
+                self._attach(stream)
+                await self._pump(stream)
+                stream.outcome()
+            except ExecFailed as exc:
+                error = exc
+                continue
+            finally:
+                self._stream = None
+                stream.close()
+            return EXITED
+        return 2, error.message
+
+    def _attach(self, stream):
+        self._stream = stream
+        if self._size is not None:
+            stream.resize(*self._size)
+        for data in self._input:
+            stream.write(data)
+
+    async def _pump(self, stream):
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        while True:
+            chunk = await stream.read()
+            if chunk is not None and self._input:
+                self._input, self._input_size = [], 0  # it runs: nothing to replay any more
+            text = decoder.decode(chunk or b"", final=chunk is None)
+            if text:
+                self._conn.write(protocol.encode(protocol.STDOUT, text))
+                await self._conn.drained()
+            if chunk is None:
+                return

@@ -1,0 +1,1 @@
+"""A node simulator standing in for kubelets: nodes, pod lifecycle, logs and exec over HTTPS."""

@@ -1,0 +1,57 @@
+"""The static-token users of the local cluster and the admin kubeconfig.
+
+Tokens are random per cluster start; files holding them are written mode 0600.
+"""
+import os
+import secrets
+
+import yaml
+
+# name -> groups. The controller-manager runs as a master because it does not use
+# per-controller service-account credentials (that would slow the start down).
+USERS = {
+    "admin": ["system:masters"],
+    "editor": [],
+    "nobody": [],
+    "system:kube-controller-manager": ["system:masters"],
+    "system:kube-scheduler": [],
+}
+
+
+def _write_private(path, text):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+
+
+def new_tokens():
+    return {name: secrets.token_urlsafe(32) for name in USERS}
+
+
+def write_token_file(path, tokens):
+    """The apiserver's --token-auth-file: token,user,uid,"group1,group2"."""
+    lines = []
+    for uid, (name, groups) in enumerate(USERS.items(), start=1):
+        line = f"{tokens[name]},{name},uid-{uid}"
+        if groups:
+            line += ',"' + ",".join(groups) + '"'
+        lines.append(line)
+    _write_private(path, "\n".join(lines) + "\n")
+
+
+def write_secret(path, token):
+    """A file holding only one token, for processes taking --token-file."""
+    _write_private(path, token)
+
+
+def write_kubeconfig(path, server, ca_file, user, token):
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "local", "cluster": {
+            "server": server, "certificate-authority": ca_file}}],
+        "users": [{"name": user, "user": {"token": token}}],
+        "contexts": [{"name": "local", "context": {"cluster": "local", "user": user}}],
+        "current-context": "local",
+    }
+    _write_private(path, yaml.safe_dump(config, sort_keys=False))

@@ -1,0 +1,111 @@
+"""The sidecar integration: health and state routes, periodic health checks.
+
+The healthy case needs something answering GET /healthz like the sidecar does: a small HTTP
+server in this process stands in for it, and can be switched to failing.
+"""
+
+import http.server
+import threading
+import time
+
+import pytest
+
+from tests.gateway.helpers import assert_error
+from tests.support.gateway import free_port
+
+
+class FakeSidecar:
+    def __init__(self):
+        self.healthy = True
+        self.checks = 0
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.path == "/healthz":
+                    owner.checks += 1
+                code = 200 if owner.healthy else 500
+                self.send_response(code)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def sidecar():
+    fake = FakeSidecar()
+    yield fake
+    fake.stop()
+
+
+def health(gw, token):
+    return gw.get("/api/v1/integration/sidecar/health", token=token)
+
+
+def test_healthy_sidecar_and_periodic_checks(start_gateway, sidecar, admin_token):
+    gw = start_gateway("--sidecar-host", sidecar.url, "--metric-client-check-period", "0.5s")
+    reply = health(gw, admin_token)
+    assert reply.status == 200
+    assert reply.json() == {"healthy": True, "message": "the metrics sidecar is healthy"}
+    state = gw.get("/api/v1/integration/sidecar/state").json()
+    assert state["connected"] is True and state["error"] is None
+    assert time.strptime(state["lastChecked"], "%Y-%m-%dT%H:%M:%SZ")
+    seen = sidecar.checks
+    time.sleep(1.6)
+    assert sidecar.checks - seen >= 2  # checked every period without being asked
+
+    sidecar.healthy = False
+    reply = health(gw, admin_token)
+    assert reply.status == 503
+    assert reply.json() == {"status": "Failure", "code": 503,
+                            "message": "health check answered 500"}
+    assert gw.get("/api/v1/integration/sidecar/state").json()["connected"] is False
+    sidecar.healthy = True
+    assert health(gw, admin_token).status == 200
+
+
+def test_unreachable_sidecar_is_503_without_reason(start_gateway, admin_token):
+    gw = start_gateway("--sidecar-host", "http://127.0.0.1:%d" % free_port())
+    reply = health(gw, admin_token)
+    assert reply.status == 503
+    body = reply.json()
+    assert set(body) == {"status", "message", "code"}
+    assert body["status"] == "Failure" and body["code"] == 503
+    assert "unreachable" in body["message"] and "Traceback" not in body["message"]
+    state = gw.get("/api/v1/integration/sidecar/state").json()
+    assert state["connected"] is False and "unreachable" in state["error"]
+
+
+def test_sidecar_through_the_service_proxy(gateway, admin_token):
+    # No --sidecar-host: the service proxy to a service that does not exist in this cluster.
+    reply = health(gateway, admin_token)
+    assert reply.status == 503 and set(reply.json()) == {"status", "message", "code"}
+
+
+def test_health_needs_a_token_and_a_known_integration(gateway, admin_token):
+    assert_error(health(gateway, None), 401, "Unauthorized")
+    assert_error(gateway.get("/api/v1/integration/heapster/health", token=admin_token), 404,
+                 "NotFound", ["heapster"])
+    assert_error(gateway.get("/api/v1/integration/heapster/state"), 404, "NotFound")
+
+
+@pytest.mark.parametrize("flags, kw", [(("--metrics-provider", "none"), {}),
+                                       (("--proxy",), {"kubeconfig": False})])
+def test_disabled_integration(start_gateway, sidecar, admin_token, flags, kw):
+    gw = start_gateway("--sidecar-host", sidecar.url, *flags, **kw)
+    assert_error(health(gw, admin_token), 404, "NotFound", ["not enabled"])
+    time.sleep(0.3)
+    assert sidecar.checks == 0

@@ -1,0 +1,133 @@
+"""Web-facing records (/config, banner, locales), UI files, /apidocs.json and the modes."""
+
+import json
+import time
+
+import pytest
+
+from dashboard_api import server
+from dashboard_api.locales import DEFAULT_IDS
+from dashboard_api.version import VERSION
+from tests.gateway.helpers import assert_error
+
+
+def test_config(gateway):
+    reply = gateway.get("/config")
+    assert reply.status == 200
+    body = reply.json()
+    assert set(body) == {"serverTime", "version", "authenticationMode"}
+    assert isinstance(body["serverTime"], int)
+    assert abs(body["serverTime"] - time.time() * 1000) < 5000
+    assert body["version"] == VERSION and body["authenticationMode"] == "token"
+
+
+@pytest.mark.parametrize("path", ["/systembanner", "/api/v1/systembanner"])
+def test_default_banner(gateway, path):
+    assert gateway.get(path).json() == {"message": "", "severity": "INFO"}
+
+
+def test_banner_from_flags(start_gateway):
+    gw = start_gateway("--system-banner", "Maintenance <b>tonight</b>",
+                       "--system-banner-severity", "warning")
+    for path in ("/systembanner", "/api/v1/systembanner"):
+        assert gw.get(path).json() == {"message": "Maintenance <b>tonight</b>",
+                                       "severity": "WARNING"}
+    odd = start_gateway("--system-banner", "x", "--system-banner-severity", "PANIC")
+    assert odd.get("/api/v1/systembanner").json() == {"message": "x", "severity": "INFO"}
+
+
+def test_locales(gateway, start_gateway, tmp_path):
+    locales = gateway.get("/api/v1/locale").json()["locales"]
+    assert [entry["id"] for entry in locales] == list(DEFAULT_IDS)
+    assert {"id": "ja", "name": "日本語"} in locales
+    conf = tmp_path / "locale_conf.json"
+    conf.write_text(json.dumps({"translations": ["en", "fr"]}))
+    gw = start_gateway("--locale-config", str(conf))
+    assert gw.get("/api/v1/locale").json() == {
+        "locales": [{"id": "en", "name": "English"}, {"id": "fr", "name": "Français"}]}
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_web_root_with_single_page_app_fallback(start_gateway, tmp_path):
+    root = tmp_path / "ui"
+    write(root / "index.html", "<html>index</html>")
+    write(root / "main.js", "console.log(1)")
+    write(root / "assets" / "config.json", '{"a": 1}')
+    gw = start_gateway("--web-root", str(root))
+
+    index = gw.get("/")
+    assert index.status == 200 and index.data == b"<html>index</html>"
+    assert index.headers["Cache-Control"] == "no-cache, no-store, must-revalidate"
+    assert index.headers["Content-Type"].startswith("text/html")
+    js = gw.get("/main.js")
+    assert js.status == 200 and js.data == b"console.log(1)"
+    assert "javascript" in js.headers["Content-Type"]
+    assert gw.get("/assets/config.json").json() == {"a": 1}
+    for ui_route in ("/workloads", "/pod/default/web-1", "/index.html"):
+        reply = gw.get(ui_route)
+        assert reply.status == 200 and reply.data == b"<html>index</html>", ui_route
+    assert_error(gw.get("/assets/"), 404)
+    write(tmp_path / "secret.txt", "outside the web root")
+    assert_error(gw.get("/..%2fsecret.txt"), 404)
+    # API paths and the web endpoints are not shadowed by the UI files.
+    assert_error(gw.get("/api/v1/no-such-route"), 404, "NotFound")
+    assert_error(gw.get("/api"), 404)
+    assert "serverTime" in gw.get("/config").json()
+
+
+def test_web_root_per_locale(start_gateway, tmp_path):
+    root = tmp_path / "public"
+    write(root / "en" / "index.html", "english")
+    write(root / "de" / "index.html", "deutsch")
+    write(root / "zh-Hans" / "index.html", "chinese")
+    gw = start_gateway("--web-root", str(root))
+    assert gw.get("/").data == b"english"
+    assert gw.get("/", headers={"Accept-Language": "de-DE,en;q=0.5"}).data == b"deutsch"
+    assert gw.get("/x", headers={"Accept-Language": "zh-CN"}).data == b"chinese"
+    assert gw.get("/", headers={"Accept-Language": "de", "Cookie": "lang=en"}).data == b"english"
+
+
+def test_openapi_only_when_enabled(gateway, start_gateway):
+    assert_error(gateway.get("/apidocs.json"), 404, "NotFound", ["--enable-openapi"])
+    gw = start_gateway("--enable-openapi")
+    doc = gw.get("/apidocs.json").json()
+    assert doc["swagger"] == "2.0" and doc["info"]["version"] == VERSION
+    served = server.served_routes("dashboard")
+    assert set(doc["paths"]) == {r.template for r in served}
+    for route in served:
+        assert set(doc["paths"][route.template]) == set(route.methods()), route.template
+    assert doc["paths"]["/api/v1/can-i"]["post"]["security"] == [{"bearer": []}]
+    api_doc = start_gateway("--enable-openapi", "--mode", "api").get("/apidocs.json").json()
+    assert "/api/v1/login" not in api_doc["paths"] and "/config" not in api_doc["paths"]
+
+
+def test_mode_api_serves_only_the_api_component(start_gateway, admin_token, tmp_path):
+    write(tmp_path / "ui" / "index.html", "ui")
+    gw = start_gateway("--mode", "api", "--web-root", str(tmp_path / "ui"))
+    for path in ("/config", "/settings", "/systembanner", "/", "/api/v1/me"):
+        assert_error(gw.get(path, token=admin_token), 404)
+    assert_error(gw.request("POST", "/api/v1/login", body={"token": admin_token},
+                            csrf="login"), 404)
+    for path in ("/api/v1/systembanner", "/api/v1/settings/global", "/api/v1/locale",
+                 "/metrics", "/api/v1/csrftoken/can-i"):
+        assert gw.get(path).status == 200, path
+    reply = gw.request("POST", "/api/v1/can-i", token=admin_token, csrf="can-i",
+                       body={"verb": "get", "resource": "pods"})
+    assert reply.json() == {"allowed": True}
+
+
+def test_mode_dashboard_serves_every_component(gateway, admin_token):
+    for path in ("/config", "/settings", "/systembanner", "/api/v1/systembanner", "/metrics"):
+        assert gateway.get(path).status == 200, path
+    assert gateway.get("/api/v1/me", token=admin_token).status == 200
+    # No --web-root: / is not served.
+    assert_error(gateway.get("/"), 404)
+
+
+def test_unknown_paths_and_methods_get_json_errors(gateway):
+    assert_error(gateway.get("/api/v1/nope"), 404, "NotFound")
+    assert_error(gateway.request("DELETE", "/config"), 405)

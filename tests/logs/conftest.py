@@ -1,0 +1,1 @@
+from tests.support.fixtures import gateway  # noqa: F401

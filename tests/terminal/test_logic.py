@@ -1,0 +1,288 @@
+"""Pure-logic unit tests of the terminal: frames, session ids and deadline, the exec stream's
+channel decoding, and the shell fallback with stand-in streams (the end-to-end tests in
+test_terminal.py drive the real ones)."""
+
+import asyncio
+import json
+
+import pytest
+
+from dashboard_api.terminal import execstream, protocol, terminal
+from dashboard_api.terminal.execstream import ExecFailed, ExecStream
+from dashboard_api.terminal.sessions import Sessions
+
+# --- frames --------------------------------------------------------------------------------
+
+
+def test_decode_frames_case_insensitively():
+    frame = protocol.decode('{"op": "Resize", "ROWS": 40, "cols": 120, "Data": "", "x": 1}')
+    assert (frame.op, frame.rows, frame.cols) == ("resize", 40, 120)
+    bind = protocol.decode('{"Op":"bind","SessionID":"abc"}')
+    assert (bind.op, bind.session_id, bind.data) == ("bind", "abc", "")
+    assert protocol.decode('{"Op":"stdin","Data":"\\u00e9\\r"}').data == "\u00e9\r"
+
+
+@pytest.mark.parametrize("text", [
+    "", "nope", "[]", '"bind"', '{"Data": "x"}', '{"Op": 3}', '{"Op": "stdin", "Data": 5}',
+    '{"Op": "resize", "Rows": 70000, "Cols": 80}', '{"Op": "resize", "Rows": -1, "Cols": 80}',
+    '{"Op": "resize", "Rows": true, "Cols": 80}', '{"Op": "resize", "Rows": 2.5, "Cols": 80}',
+    '{"Op": "bind", "SessionID": 12}',
+])
+def test_decode_refuses_malformed_frames(text):
+    assert protocol.decode(text) is None
+
+
+def test_server_frames_carry_all_five_keys():
+    assert protocol.encode("stdout", "a\"b/") == \
+        '{"Op":"stdout","Data":"a\\"b/","SessionID":"","Rows":0,"Cols":0}'
+
+
+def test_shell_candidates():
+    assert protocol.candidates(None) == ("bash", "sh", "powershell", "cmd")
+    assert protocol.candidates("zsh") == ("bash", "sh", "powershell", "cmd")
+    assert protocol.candidates("sh") == ("sh",)
+
+
+# --- session ids and the bind deadline ----------------------------------------------------
+
+
+class Recorder:
+    """Stands for a Terminal in the registry tests."""
+
+    def __init__(self):
+        self.started_on = None
+
+    def start(self, conn, on_end):
+        self.started_on = conn
+        self.on_end = on_end
+
+
+def test_ids_bind_once_and_expire():
+    async def run():
+        sessions = Sessions(deadline=0.2)
+        first, second = Recorder(), Recorder()
+        a, b = sessions.add(first), sessions.add(second)
+        assert len(a) == 32 and int(a, 16) >= 0 and a != b
+        assert sessions.bind(a, "conn") is first and first.started_on == "conn"
+        assert sessions.bind(a, "again") is None
+        assert sessions.running == {first}
+        first.on_end(first)
+        assert sessions.running == set()
+        await asyncio.sleep(0.3)
+        assert sessions.pending == {}
+        assert sessions.bind(b, "late") is None and second.started_on is None
+    asyncio.run(run())
+
+
+# --- the exec stream's channels -------------------------------------------------------------
+
+
+class FakeWs:
+    def __init__(self, messages):
+        self.messages = list(messages)
+        self.written = []
+        self.closed = False
+
+    async def read_message(self):
+        return self.messages.pop(0) if self.messages else None
+
+    def write_message(self, message, binary=False):
+        self.written.append(message)
+        future = asyncio.get_running_loop().create_future()
+        future.set_result(None)
+        return future
+
+    def close(self):
+        self.closed = True
+
+
+def drain(messages):
+    async def run():
+        stream = ExecStream(FakeWs(messages))
+        chunks = []
+        while (chunk := await stream.read()) is not None:
+            chunks.append(chunk)
+        return stream, chunks
+    return asyncio.run(run())
+
+
+def status(**fields):
+    return b"\x03" + json.dumps(dict({"metadata": {}}, **fields)).encode()
+
+
+def test_stream_reads_output_and_skips_empty_channel_openers():
+    stream, chunks = drain([b"\x01", b"\x01hello ", b"\x02world", b"\x03",
+                            status(status="Success")])
+    assert chunks == [b"hello ", b"world"]
+    stream.outcome()  # ran
+
+
+def test_an_exit_code_means_it_ran():
+    stream, _ = drain([status(status="Failure", reason="NonZeroExitCode", message="exit 3")])
+    stream.outcome()
+
+
+def test_a_failure_before_any_output_means_it_did_not_start():
+    stream, _ = drain([b"\x01", status(status="Failure", reason="InternalError",
+                                       message='exec: "bash": executable file not found')])
+    with pytest.raises(ExecFailed) as failed:
+        stream.outcome()
+    assert failed.value.message == 'exec: "bash": executable file not found'
+    assert not failed.value.final
+
+
+def test_a_failure_after_output_means_it_ran():
+    stream, _ = drain([b"\x01$ ", status(status="Failure", reason="InternalError", message="x")])
+    stream.outcome()
+
+
+def test_an_unreadable_status_is_a_failure_with_its_text():
+    stream, _ = drain([b"\x03oops"])
+    with pytest.raises(ExecFailed, match="oops"):
+        stream.outcome()
+
+
+def test_input_resize_and_hang_up_frames():
+    async def run():
+        ws = FakeWs([])
+        stream = ExecStream(ws)
+        stream.write(b"ls\r")
+        stream.resize(24, 80)
+        stream.close()
+        return ws
+    ws = asyncio.run(run())
+    assert ws.written == [b"\x00ls\r", b'\x04{"Width":80,"Height":24}', b"\x00\x04"]
+    assert ws.closed
+
+
+def test_exec_url():
+    url = execstream.exec_url("https://10.0.0.1:6443", "team-a", "web-1", "main", "bash")
+    assert url == ("wss://10.0.0.1:6443/api/v1/namespaces/team-a/pods/web-1/exec?container=main"
+                   "&command=bash&stdin=true&stdout=true&stderr=true&tty=true")
+    assert execstream.exec_url("http://h:8080", "n", "p", "c", "sh").startswith("ws://h:8080/")
+
+
+# --- the shell fallback, with stand-in streams -------------------------------------------
+
+
+class FakeStream:
+    """A shell that prints `output` and ends, or fails to start with `fails`, or runs until
+    closed when `output` is None."""
+
+    def __init__(self, output=(), fails=None):
+        self.output = None if output is None else list(output)
+        self.fails = fails
+        self.written = []
+        self.sizes = []
+        self.closed = False
+        self.output_seen = False
+
+    async def read(self):
+        if self.output is None:
+            await asyncio.Event().wait()
+        if self.output:
+            self.output_seen = True
+            return self.output.pop(0)
+        return None
+
+    def outcome(self):
+        if self.fails:
+            raise ExecFailed(self.fails)
+
+    def write(self, data):
+        self.written.append(data)
+
+    def resize(self, rows, cols):
+        self.sizes.append((rows, cols))
+
+    def close(self):
+        self.closed = True
+
+
+class FakeConn:
+    def __init__(self):
+        self.frames = []
+        self.ended = None
+
+    def write(self, text):
+        self.frames.append(text)
+
+    async def drained(self):
+        pass
+
+    def end(self, code, reason):
+        self.ended = (code, reason)
+
+
+def run_terminal(monkeypatch, streams, shell=None, before=None):
+    """Runs a Terminal whose shells are `streams` (shell name -> FakeStream or ExecFailed)."""
+    tried = []
+
+    async def open_stream(handle, namespace, pod, container, command):
+        tried.append(command)
+        outcome = streams[command]
+        if isinstance(outcome, ExecFailed):
+            raise outcome
+        return outcome
+
+    monkeypatch.setattr(terminal, "open_stream", open_stream)
+
+    async def run():
+        term = terminal.Terminal(None, "ns", "pod", "c", shell)
+        conn, ended = FakeConn(), []
+        term.resize(30, 100)
+        term.stdin("echo hi\r")
+        term.start(conn, ended.append)
+        if before:
+            await before(term)
+        for _ in range(100):
+            if ended:
+                break
+            await asyncio.sleep(0.01)
+        return conn, ended, term
+    conn, ended, term = asyncio.run(run())
+    assert ended == [term]
+    return tried, conn
+
+
+def test_fallback_replays_keystrokes_to_the_shell_that_starts(monkeypatch):
+    bash = FakeStream(fails='exec: "bash": not found')
+    sh = FakeStream(output=[b"$ ", b"hi\r\n"])
+    tried, conn = run_terminal(monkeypatch, {"bash": bash, "sh": sh})
+    assert tried == ["bash", "sh"]
+    assert bash.written == sh.written == [b"echo hi\r"]
+    assert bash.sizes == sh.sizes == [(30, 100)]
+    assert bash.closed and sh.closed
+    assert [protocol.decode(f).data for f in conn.frames] == ["$ ", "hi\r\n"]
+    assert conn.ended == (1, "Process exited")
+
+
+def test_no_shell_closes_with_code_2_and_the_last_error(monkeypatch):
+    streams = {name: ExecFailed("no %s" % name) for name in protocol.SHELLS}
+    tried, conn = run_terminal(monkeypatch, streams)
+    assert tried == list(protocol.SHELLS)
+    assert conn.ended == (2, "no cmd")
+
+
+def test_a_refused_request_is_not_retried_with_other_shells(monkeypatch):
+    tried, conn = run_terminal(monkeypatch, {"bash": ExecFailed("forbidden", final=True)})
+    assert tried == ["bash"] and conn.ended == (2, "forbidden")
+
+
+def test_an_asked_shell_has_no_fallback(monkeypatch):
+    tried, conn = run_terminal(monkeypatch, {"sh": ExecFailed("no sh")}, shell="sh")
+    assert tried == ["sh"] and conn.ended == (2, "no sh")
+
+
+def test_stop_ends_the_process_and_the_task(monkeypatch):
+    bash = FakeStream(output=None)
+
+    async def stop_soon(term):
+        await asyncio.sleep(0.05)
+        term.stdin("late\r")
+        term.stop()
+
+    tried, conn = run_terminal(monkeypatch, {"bash": bash}, before=stop_soon)
+    assert bash.closed
+    assert bash.written == [b"echo hi\r", b"late\r"]
+    assert conn.ended == (1, "Process exited")

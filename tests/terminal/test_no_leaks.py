@@ -1,0 +1,61 @@
+"""Terminals cost no thread each, and leave nothing open behind them: measured on a gateway
+process of its own (its /proc entries), through the real client, API server and simulator."""
+
+import os
+import time
+
+import pytest
+
+from tests.support.gateway import Gateway
+from tests.terminal.jsclient import new_session, sockjs_url
+
+TRANSPORTS = ["websocket", "xhr-streaming", "xhr-polling"]
+
+
+@pytest.fixture(scope="module")
+def own_gateway(cluster):
+    gw = Gateway.start(cluster)
+    yield gw
+    gw.stop()
+
+
+def open_fds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def threads(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("Threads:"))
+
+
+def test_terminals_take_no_thread_and_leave_no_socket(js, own_gateway, admin_token,
+                                                      shell_pods):
+    gw, pid, count = own_gateway, own_gateway.proc.pid, 30
+    ids = [new_session(gw, admin_token, shell_pods, "web") for _ in range(count)]
+    fds_before, threads_before = open_fds(pid), threads(pid)
+    names = ["n%d" % n for n in range(count)]
+    for n, (name, session_id) in enumerate(zip(names, ids)):
+        js.open(name, sockjs_url(gw, session_id), bind=session_id,
+                transports=[TRANSPORTS[n % len(TRANSPORTS)]])
+        js.stdin(name, "echo up-$((%d+100))\r" % n)
+    for n, name in enumerate(names):
+        js.wait_output(name, "up-%d" % (n + 100), timeout=60)
+
+    # Each terminal holds sockets (browser side, exec stream), never a thread: what grows is
+    # the bounded pools (name resolution, cluster calls), far below one thread a terminal.
+    assert open_fds(pid) >= fds_before + count
+    assert threads(pid) - threads_before < count // 3, (threads_before, threads(pid))
+
+    # Half end from the browser, half from the shell.
+    for n, name in enumerate(names):
+        if n % 2:
+            js.close(name)
+        else:
+            js.stdin(name, "exit\r")
+    for name in names:
+        js.wait_closed(name, timeout=30)
+    deadline = time.monotonic() + 15
+    while open_fds(pid) > fds_before + 2:
+        assert time.monotonic() < deadline, "sockets left open: %d > %d" % (
+            open_fds(pid), fds_before)
+        time.sleep(0.2)

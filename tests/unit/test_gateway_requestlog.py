@@ -1,0 +1,55 @@
+"""Request logging: client address order and what a body may show."""
+
+from types import SimpleNamespace
+
+from tornado.httputil import HTTPHeaders
+
+from dashboard_api import requestlog
+
+
+def headers(**kw):
+    h = HTTPHeaders()
+    for k, v in kw.items():
+        h.add(k.replace("_", "-"), v)
+    return h
+
+
+def test_client_address_order():
+    peer = "10.0.0.9"
+    assert requestlog.client_address(headers(), peer) == peer
+    assert requestlog.client_address(headers(X_Real_Ip="3.3.3.3"), peer) == "3.3.3.3"
+    assert requestlog.client_address(
+        headers(X_Real_Ip="3.3.3.3", X_Forwarded_For="2.2.2.2, 9.9.9.9"), peer) == "2.2.2.2"
+    assert requestlog.client_address(
+        headers(X_Real_Ip="3.3.3.3", X_Forwarded_For="2.2.2.2",
+                X_Original_Forwarded_For="1.1.1.1, 8.8.8.8"), peer) == "1.1.1.1"
+    assert requestlog.client_address(headers(X_Forwarded_For=","), peer) == peer
+
+
+def test_debug_bodies_are_redacted_deeply():
+    body = (b'{"token": "s3cret", "kubeConfig": "users: [...]", "name": "x", '
+            b'"items": [{"data": {"k": "v"}, "Password": "p"}], "spec": {"replicas": 2}}')
+    shown = requestlog.describe_body("/api/v1/login", body)
+    for secret in ("s3cret", "users:", '"v"', '"p"'):
+        assert secret not in shown
+    assert '"name":"x"' in shown and '"replicas":2' in shown
+
+
+def test_non_json_and_long_bodies():
+    assert requestlog.describe_body("/x", b"\x00\x01") == "<2 bytes, not JSON>"
+    shown = requestlog.describe_body("/x", b'{"a": "%s"}' % (b"x" * 5000))
+    assert len(shown) < requestlog.MAX_BODY_CHARS + 50
+
+
+def test_terminal_traffic_is_never_shown():
+    keys = b'["{\\"Op\\":\\"stdin\\",\\"Data\\":\\"hunter2\\"}"]'
+    shown = requestlog.describe_body("/api/sockjs/1/abc/xhr_send", keys)
+    assert "hunter2" not in shown and "terminal traffic" in shown
+
+
+def test_token_like_query_values_are_redacted():
+    req = SimpleNamespace(path="/api/v1/pod", query="sortBy=d,name&access_token=abc&apiKey=k")
+    shown = requestlog.describe_uri(req)
+    assert "abc" not in shown and "=k" not in shown and "sortBy=d,name" in shown
+    assert "access_token=<redacted>" in shown
+    assert requestlog.describe_uri(SimpleNamespace(path="/x", query="")) == "/x"
