@@ -21,6 +21,7 @@ list exposes (name, creationTimestamp, namespace).
 
 import datetime
 
+from dashboard_api import params
 from dashboard_api.errors import bad_request
 
 DEFAULT_ITEMS_PER_PAGE = 10
@@ -85,18 +86,6 @@ def _pairs(name, raw):
     return [(tokens[i], tokens[i + 1]) for i in range(0, len(tokens), 2)]
 
 
-def _count(name, raw, default):
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise bad_request("%s must be an integer, got %r" % (name, raw))
-    if value < 0:
-        raise bad_request("%s must not be negative, got %d" % (name, value))
-    return value
-
-
 def parse(arg):
     """A Query from ``arg(name) -> str or None`` (the request's query arguments)."""
     filters = _pairs("filterBy", arg("filterBy"))
@@ -105,8 +94,8 @@ def parse(arg):
         if order not in ("a", "d"):
             raise bad_request("sortBy order must be 'a' or 'd', got %r" % order)
         sorts.append((prop, order == "a"))
-    per_page = _count("itemsPerPage", arg("itemsPerPage"), DEFAULT_ITEMS_PER_PAGE)
-    return Query(filters, sorts, per_page, _count("page", arg("page"), 1))
+    per_page = params.integer("itemsPerPage", arg("itemsPerPage"), DEFAULT_ITEMS_PER_PAGE, 0)
+    return Query(filters, sorts, per_page, params.integer("page", arg("page"), 1, 0))
 
 
 def _text(value):

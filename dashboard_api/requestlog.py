@@ -59,8 +59,11 @@ def describe_body(path, body):
 
 
 def describe_uri(request):
-    """The path and query, with the value of any token-like query parameter redacted."""
-    if not request.query:
+    """The path and query, with the value of any token-like query parameter redacted.
+
+    Terminal URLs carry the terminal session id in their query: whoever holds it may bind
+    that shell, so their query is never shown."""
+    if not request.query or request.path.startswith(TERMINAL_PREFIX):
         return request.path
     pairs = urllib.parse.parse_qsl(request.query, keep_blank_values=True)
     shown = [(k, REDACTED if any(s in k.lower() for s in ("token", "password", "key")) else v)
@@ -72,9 +75,14 @@ def _client(request):
     return client_address(request.headers, request.remote_ip)
 
 
+def _level(request):
+    # XHR terminal transports make a request per keystroke batch: debug, not info.
+    return logging.DEBUG if request.path.startswith(TERMINAL_PREFIX) else logging.INFO
+
+
 def incoming(request):
-    log.info("Incoming %s %s %s request from %s", request.version, request.method,
-             describe_uri(request), _client(request))
+    log.log(_level(request), "Incoming %s %s %s request from %s", request.version,
+            request.method, describe_uri(request), _client(request))
 
 
 def outgoing(handler):
@@ -83,5 +91,5 @@ def outgoing(handler):
     if request.body and log.isEnabledFor(logging.DEBUG):
         log.debug("Body of %s %s from %s: %s", request.method, request.path, _client(request),
                   describe_body(request.path, request.body))
-    log.info("Outgoing response to %s with %d status code in %.1f ms", _client(request),
-             handler.get_status(), 1000.0 * request.request_time())
+    log.log(_level(request), "Outgoing response to %s with %d status code in %.1f ms",
+            _client(request), handler.get_status(), 1000.0 * request.request_time())

@@ -64,11 +64,6 @@ class Discovery:
         raise ApiError(404, "the server does not serve %s%s" % (plural, "." + group if group else ""),
                        "NotFound")
 
-    async def kinds_of_group(self, handle, group, version):
-        """Every top-level resource of one group/version (used for custom resources)."""
-        await self._ensure_groups(handle)
-        return dict(await self._group_version(handle, group, version))
-
     async def _find(self, handle, group, plural, versions):
         info = self._groups.get(group)
         if not info:

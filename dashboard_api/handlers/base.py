@@ -6,6 +6,7 @@ import time
 import tornado.web
 import ujson
 
+from dashboard_api import params
 from dashboard_api.auth.bearer import bearer_token
 from dashboard_api.cluster.client import is_impersonation_header
 from dashboard_api.errors import REASONS, ApiError, bad_request, unauthorized
@@ -69,27 +70,10 @@ class BaseHandler(tornado.web.RequestHandler):
             raise bad_request("request body is not valid JSON")
 
     def int_arg(self, name, default=None, minimum=None):
-        raw = self.get_query_argument(name, None)
-        if raw is None or raw == "":
-            return default
-        try:
-            value = int(raw)
-        except ValueError:
-            raise bad_request("%s must be an integer, got %r" % (name, raw))
-        if minimum is not None and value < minimum:
-            raise bad_request("%s must be at least %d, got %d" % (name, minimum, value))
-        return value
+        return params.integer(name, self.get_query_argument(name, None), default, minimum)
 
     def bool_arg(self, name, default=False):
-        raw = self.get_query_argument(name, None)
-        if raw is None or raw == "":
-            return default
-        lowered = raw.lower()
-        if lowered in ("true", "1", "yes"):
-            return True
-        if lowered in ("false", "0", "no"):
-            return False
-        raise bad_request("%s must be true or false, got %r" % (name, raw))
+        return params.boolean(name, self.get_query_argument(name, None), default)
 
     # --- output ---------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ import urllib.parse
 
 import tornado.iostream
 
+from dashboard_api import kinds
 from dashboard_api.errors import ApiError, bad_request, not_found
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.logs import sources
@@ -27,12 +28,14 @@ def quoted(name):
     return urllib.parse.quote(name, safe="")
 
 
-async def pods_resource(handle, discovery):
-    return await discovery.resolve(handle, "", "pods", ("v1",))
+async def resolve(handle, discovery, kind):
+    """Where a kind of the kinds table is served (versions by discovery)."""
+    row = kinds.get(kind)
+    return await discovery.resolve(handle, row.group, row.plural, row.versions)
 
 
 async def get_pod(handle, discovery, namespace, name):
-    pods = await pods_resource(handle, discovery)
+    pods = await resolve(handle, discovery, "pod")
     return pods, await handle.get(pods.path(quoted(namespace), quoted(name)))
 
 
@@ -214,8 +217,7 @@ class LogSourcesHandler(BaseHandler):
             _, pod = await get_pod(handle, discovery, namespace, resourceName)
             self.write_json(sources.log_sources([pod]))
             return
-        group, plural, versions, _ = sources.OWNER_KINDS[kind]
-        resource = await discovery.resolve(handle, group, plural, versions)
+        resource = await resolve(handle, discovery, kind)
         owner = await handle.get(resource.path(quoted(namespace), quoted(resourceName)))
         pods = await owned_pods(handle, discovery, namespace, kind, owner)
         self.write_json(sources.log_sources(pods, sources.template_spec(kind, owner)))
@@ -229,10 +231,10 @@ async def list_items(handle, resource, namespace, selector=""):
 async def owned_pods(handle, discovery, namespace, kind, owner):
     """The pods of a controller (through its replica sets or jobs for deployments and cron
     jobs), or those a service selects."""
-    pods = await pods_resource(handle, discovery)
+    pods = await resolve(handle, discovery, "pod")
     spec = owner.get("spec") or {}
     if kind == "cronjob":
-        jobs_resource = await discovery.resolve(handle, "batch", "jobs", ("v1",))
+        jobs_resource = await resolve(handle, discovery, "job")
         jobs = sources.controlled_by(await list_items(handle, jobs_resource, namespace),
                                      {owner["metadata"]["uid"]})
         uids = {j["metadata"]["uid"] for j in jobs}
@@ -244,7 +246,7 @@ async def owned_pods(handle, discovery, namespace, kind, owner):
         return await list_items(handle, pods, namespace, selector)
     uids = {owner["metadata"]["uid"]}
     if kind == "deployment":
-        sets = await discovery.resolve(handle, "apps", "replicasets", ("v1",))
+        sets = await resolve(handle, discovery, "replicaset")
         uids = {rs["metadata"]["uid"] for rs in sources.controlled_by(
             await list_items(handle, sets, namespace, selector), uids)}
         if not uids:

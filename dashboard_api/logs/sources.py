@@ -5,19 +5,20 @@ and upstream's flat ``podNames`` / ``containerNames`` / ``initContainerNames``, 
 upstream web UI reads.
 """
 
-# resource type -> (API group, plural, versions best first, where the pod template is).
-OWNER_KINDS = {
-    "deployment": ("apps", "deployments", ("v1",), ("spec", "template")),
-    "replicaset": ("apps", "replicasets", ("v1",), ("spec", "template")),
-    "statefulset": ("apps", "statefulsets", ("v1",), ("spec", "template")),
-    "daemonset": ("apps", "daemonsets", ("v1",), ("spec", "template")),
-    "job": ("batch", "jobs", ("v1",), ("spec", "template")),
-    "cronjob": ("batch", "cronjobs", ("v1", "v1beta1"),
-                ("spec", "jobTemplate", "spec", "template")),
-    "replicationcontroller": ("", "replicationcontrollers", ("v1",), ("spec", "template")),
-    "service": ("", "services", ("v1",), None),
+from dashboard_api.summaries.selectors import to_query
+
+# Owner kinds (rows of kinds.TABLE) -> where their pod template is; services have none.
+TEMPLATE_PATHS = {
+    "deployment": ("spec", "template"),
+    "replicaset": ("spec", "template"),
+    "statefulset": ("spec", "template"),
+    "daemonset": ("spec", "template"),
+    "job": ("spec", "template"),
+    "cronjob": ("spec", "jobTemplate", "spec", "template"),
+    "replicationcontroller": ("spec", "template"),
+    "service": None,
 }
-RESOURCE_TYPES = ("pod",) + tuple(OWNER_KINDS)
+RESOURCE_TYPES = ("pod",) + tuple(TEMPLATE_PATHS)
 
 
 def dig(obj, path):
@@ -34,30 +35,14 @@ def container_names(pod_spec):
 
 
 def template_spec(kind, owner):
-    where = OWNER_KINDS[kind][3]
+    where = TEMPLATE_PATHS[kind]
     return dig(owner, where + ("spec",)) if where else None
 
 
 def label_selector(selector):
-    """A selector (a LabelSelector, or the plain map of services and replication controllers)
-    as the ``labelSelector`` query string; None when it selects nothing."""
-    if not selector:
-        return None
-    if "matchLabels" not in selector and "matchExpressions" not in selector:
-        return ",".join("%s=%s" % kv for kv in sorted(selector.items()))
-    terms = ["%s=%s" % kv for kv in sorted((selector.get("matchLabels") or {}).items())]
-    for expr in selector.get("matchExpressions") or []:
-        key, op, values = expr["key"], expr["operator"], expr.get("values") or []
-        if op == "In":
-            terms.append("%s in (%s)" % (key, ",".join(values)))
-        elif op == "NotIn":
-            terms.append("%s notin (%s)" % (key, ",".join(values)))
-        elif op == "Exists":
-            terms.append(key)
-        elif op == "DoesNotExist":
-            terms.append("!" + key)
-    # An empty LabelSelector matches everything; a controller never has one, so match nothing.
-    return ",".join(terms) or None
+    """A controller's selector as the ``labelSelector`` query; None when it selects nothing
+    (an empty LabelSelector matches everything, but a controller never has one)."""
+    return to_query(selector) or None
 
 
 def controller_uid(obj):

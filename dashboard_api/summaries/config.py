@@ -21,7 +21,7 @@ def secret(obj, rel):
     """The list item: no values, and not the last-applied annotation that would carry them
     (upstream listed it)."""
     meta = object_meta(obj)
-    if LAST_APPLIED in meta.get("annotations", {}):
+    if LAST_APPLIED in (meta.get("annotations") or {}):
         meta["annotations"] = {k: v for k, v in meta["annotations"].items() if k != LAST_APPLIED}
         if not meta["annotations"]:
             del meta["annotations"]

@@ -57,6 +57,7 @@ class TerminalSession(session.Session):
     wait until the browser has taken the output sent so far."""
 
     def set_handler(self, handler, start_heartbeat=True):
+        # The library skips heartbeats on streaming transports; idle proxies then cut them.
         return super().set_handler(handler, True)
 
     def close(self, code=3000, message="Go away!"):

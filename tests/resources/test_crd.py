@@ -32,7 +32,7 @@ def established(cluster, name):
     def ready():
         status, crd = cluster.request("GET", "%s/%s" % (CRDS, name))
         return status == 200 and any(c["type"] == "Established" and c["status"] == "True"
-                                     for c in crd.get("status", {}).get("conditions", ()))
+                                     for c in (crd.get("status") or {}).get("conditions") or ())
     cluster.wait_for(ready, timeout=30, what="CRD %s established" % name)
 
 

@@ -110,8 +110,8 @@ def test_times_sort_by_whole_seconds_and_unset_first():
     ({"sortBy": "x,name"}, "sortBy order must be 'a' or 'd'"),
     ({"itemsPerPage": "ten"}, "itemsPerPage must be an integer"),
     ({"page": "1.5"}, "page must be an integer"),
-    ({"page": "-1"}, "page must not be negative"),
-    ({"itemsPerPage": "-3"}, "itemsPerPage must not be negative"),
+    ({"page": "-1"}, "page must be at least 0"),
+    ({"itemsPerPage": "-3"}, "itemsPerPage must be at least 0"),
 ])
 def test_bad_parameters_are_400(args, message):
     with pytest.raises(ApiError) as err:

@@ -53,3 +53,9 @@ def test_token_like_query_values_are_redacted():
     assert "abc" not in shown and "=k" not in shown and "sortBy=d,name" in shown
     assert "access_token=<redacted>" in shown
     assert requestlog.describe_uri(SimpleNamespace(path="/x", query="")) == "/x"
+
+
+def test_terminal_session_ids_in_queries_are_not_shown():
+    # sockjs-client repeats the page's query (the terminal session id) on its info request.
+    req = SimpleNamespace(path="/api/sockjs/info", query="3f2a9c0d1e&t=1700000000")
+    assert requestlog.describe_uri(req) == "/api/sockjs/info"
