@@ -4,10 +4,11 @@
 class Context:
     """``routes`` are the routes of the running mode; ``settings`` the settings store;
     ``sidecar`` the metrics sidecar client (None when metrics are disabled); ``locales`` the
-    web UI's [(id, name)]."""
+    web UI's [(id, name)]; ``source`` where list requests read objects (None: plain LIST
+    calls, listing.ChunkedList; a watch cache goes here)."""
 
     def __init__(self, options, cluster, telemetry, csrf=None, settings=None, sidecar=None,
-                 routes=(), locales=()):
+                 routes=(), locales=(), source=None):
         self.options = options
         self.cluster = cluster
         self.telemetry = telemetry
@@ -16,3 +17,4 @@ class Context:
         self.sidecar = sidecar
         self.routes = list(routes)
         self.locales = list(locales)
+        self.source = source

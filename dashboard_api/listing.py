@@ -4,7 +4,7 @@ Seams (each replaceable without touching the others):
 
 - **source**: ``ChunkedList`` fetches raw objects with the caller's handle (LIST with
   ``limit``/``continue``, one call per namespace of a multi-namespace list, run concurrently).
-  A watch cache can replace it: give the Context a ``source`` attribute with the same two
+  A watch cache can replace it: set ``Context.source`` to an object with the same two
   coroutines, ``list(handle, resource, namespaces, labels, fields)`` and
   ``get(handle, resource, namespace, name)``.
 - **Fetch**: one per request; resolves kinds through discovery, runs ``reads.Need``s

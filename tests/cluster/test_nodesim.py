@@ -7,6 +7,7 @@ import re
 import time
 import urllib.parse
 
+import pytest
 import urllib3
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
@@ -51,8 +52,8 @@ def pod_log(cluster, namespace, name, **params):
     return status, body.decode()
 
 
-def run_exec(cluster, namespace, pod, command, container=None, stdin=(), tty=False,
-             resize=None):
+async def run_exec(cluster, namespace, pod, command, container=None, stdin=(), tty=False,
+                   resize=None):
     """Exec through the apiserver over WebSocket (v4.channel.k8s.io) as the admin.
     Returns ({channel: bytes}, final status dict)."""
     query = [("command", c) for c in command] + [("stdout", "1")]
@@ -84,10 +85,7 @@ def run_exec(cluster, namespace, pod, command, container=None, stdin=(), tty=Fal
             else:
                 out[channel] = out.get(channel, b"") + data
 
-    async def bounded():
-        return await asyncio.wait_for(session(), EXEC_TIMEOUT)
-
-    return asyncio.run(bounded())
+    return await asyncio.wait_for(session(), EXEC_TIMEOUT)
 
 
 # ---- nodes ---------------------------------------------------------------------------------
@@ -271,41 +269,47 @@ def test_log_options_on_raw_lines(tmp_path):
 
 # ---- exec ----------------------------------------------------------------------------------
 
-def test_exec_returns_command_output(cluster, namespace):
+# An exec test's budget covers its blocking setup waits (service account token and Running,
+# 30 s each) and each exec's own bound.
+@pytest.mark.gen_test(timeout=60 + 2 * EXEC_TIMEOUT + 10)
+async def test_exec_returns_command_output(cluster, namespace):
     make_pod(cluster, namespace, "box", [{"name": "main", "image": "nginx"}])
     wait_phase(cluster, namespace, "box", "Running")
-    out, status = run_exec(cluster, namespace, "box", ["echo", "hello"])
+    out, status = await run_exec(cluster, namespace, "box", ["echo", "hello"])
     assert out.get(1) == b"hello\n"
     assert status == {"metadata": {}, "status": "Success"}
 
-    out, status = run_exec(cluster, namespace, "box", ["sh", "-c", "echo oops >&2; exit 3"])
+    out, status = await run_exec(cluster, namespace, "box", ["sh", "-c", "echo oops >&2; exit 3"])
     assert out.get(2) == b"oops\n"
     assert status["reason"] == "NonZeroExitCode"
     assert status["details"]["causes"] == [{"reason": "ExitCode", "message": "3"}]
 
 
-def test_exec_in_a_terminal_with_resize(cluster, namespace):
+@pytest.mark.gen_test(timeout=60 + EXEC_TIMEOUT + 10)
+async def test_exec_in_a_terminal_with_resize(cluster, namespace):
     make_pod(cluster, namespace, "term", [{"name": "main", "image": "nginx"}])
     wait_phase(cluster, namespace, "term", "Running")
     # the resize frame goes first, so the shell reads the command in a resized terminal
-    out, status = run_exec(cluster, namespace, "term", ["bash"], tty=True,
-                           resize={"Width": 123, "Height": 45}, stdin=[b"stty size; exit 4\r"])
+    out, status = await run_exec(cluster, namespace, "term", ["bash"], tty=True,
+                                 resize={"Width": 123, "Height": 45},
+                                 stdin=[b"stty size; exit 4\r"])
     assert b"\r45 123\r\n" in out.get(1, b"")
     assert 2 not in out  # a terminal has no separate stderr
     assert status["details"]["causes"] == [{"reason": "ExitCode", "message": "4"}]
 
 
-def test_image_decides_the_shells(cluster, namespace):
+@pytest.mark.gen_test(timeout=60 + 3 * EXEC_TIMEOUT + 10)
+async def test_image_decides_the_shells(cluster, namespace):
     make_pod(cluster, namespace, "tiny", [{"name": "bb", "image": "busybox:1.32"},
                                           {"name": "dl", "image": "gcr.io/distroless/static"}])
     wait_phase(cluster, namespace, "tiny", "Running")
-    _, status = run_exec(cluster, namespace, "tiny", ["bash"], container="bb")
+    _, status = await run_exec(cluster, namespace, "tiny", ["bash"], container="bb")
     assert status["status"] == "Failure"
     assert 'exec: "bash": executable file not found in $PATH' in status["message"]
-    out, status = run_exec(cluster, namespace, "tiny", ["sh", "-c", "echo from-sh"],
-                           container="bb")
+    out, status = await run_exec(cluster, namespace, "tiny", ["sh", "-c", "echo from-sh"],
+                                 container="bb")
     assert out.get(1) == b"from-sh\n" and status["status"] == "Success"
-    _, status = run_exec(cluster, namespace, "tiny", ["sh"], container="dl")
+    _, status = await run_exec(cluster, namespace, "tiny", ["sh"], container="dl")
     assert "executable file not found" in status["message"]
 
 

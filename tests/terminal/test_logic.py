@@ -57,21 +57,20 @@ class Recorder:
         self.on_end = on_end
 
 
-def test_ids_bind_once_and_expire():
-    async def run():
-        sessions = Sessions(deadline=0.2)
-        first, second = Recorder(), Recorder()
-        a, b = sessions.add(first), sessions.add(second)
-        assert len(a) == 32 and int(a, 16) >= 0 and a != b
-        assert sessions.bind(a, "conn") is first and first.started_on == "conn"
-        assert sessions.bind(a, "again") is None
-        assert sessions.running == {first}
-        first.on_end(first)
-        assert sessions.running == set()
-        await asyncio.sleep(0.3)
-        assert sessions.pending == {}
-        assert sessions.bind(b, "late") is None and second.started_on is None
-    asyncio.run(run())
+@pytest.mark.gen_test(timeout=5)
+async def test_ids_bind_once_and_expire():
+    sessions = Sessions(deadline=0.2)
+    first, second = Recorder(), Recorder()
+    a, b = sessions.add(first), sessions.add(second)
+    assert len(a) == 32 and int(a, 16) >= 0 and a != b
+    assert sessions.bind(a, "conn") is first and first.started_on == "conn"
+    assert sessions.bind(a, "again") is None
+    assert sessions.running == {first}
+    first.on_end(first)
+    assert sessions.running == set()
+    await asyncio.sleep(0.3)
+    assert sessions.pending == {}
+    assert sessions.bind(b, "late") is None and second.started_on is None
 
 
 # --- the exec stream's channels -------------------------------------------------------------
@@ -96,61 +95,64 @@ class FakeWs:
         self.closed = True
 
 
-def drain(messages):
-    async def run():
-        stream = ExecStream(FakeWs(messages))
-        chunks = []
-        while (chunk := await stream.read()) is not None:
-            chunks.append(chunk)
-        return stream, chunks
-    return asyncio.run(run())
+async def drain(messages):
+    stream = ExecStream(FakeWs(messages))
+    chunks = []
+    while (chunk := await stream.read()) is not None:
+        chunks.append(chunk)
+    return stream, chunks
 
 
 def status(**fields):
     return b"\x03" + json.dumps(dict({"metadata": {}}, **fields)).encode()
 
 
-def test_stream_reads_output_and_skips_empty_channel_openers():
-    stream, chunks = drain([b"\x01", b"\x01hello ", b"\x02world", b"\x03",
-                            status(status="Success")])
+@pytest.mark.gen_test(timeout=5)
+async def test_stream_reads_output_and_skips_empty_channel_openers():
+    stream, chunks = await drain([b"\x01", b"\x01hello ", b"\x02world", b"\x03",
+                                  status(status="Success")])
     assert chunks == [b"hello ", b"world"]
     stream.outcome()  # ran
 
 
-def test_an_exit_code_means_it_ran():
-    stream, _ = drain([status(status="Failure", reason="NonZeroExitCode", message="exit 3")])
+@pytest.mark.gen_test(timeout=5)
+async def test_an_exit_code_means_it_ran():
+    stream, _ = await drain([status(status="Failure", reason="NonZeroExitCode",
+                                   message="exit 3")])
     stream.outcome()
 
 
-def test_a_failure_before_any_output_means_it_did_not_start():
-    stream, _ = drain([b"\x01", status(status="Failure", reason="InternalError",
-                                       message='exec: "bash": executable file not found')])
+@pytest.mark.gen_test(timeout=5)
+async def test_a_failure_before_any_output_means_it_did_not_start():
+    stream, _ = await drain([b"\x01", status(status="Failure", reason="InternalError",
+                                             message='exec: "bash": executable file not found')])
     with pytest.raises(ExecFailed) as failed:
         stream.outcome()
     assert failed.value.message == 'exec: "bash": executable file not found'
     assert not failed.value.final
 
 
-def test_a_failure_after_output_means_it_ran():
-    stream, _ = drain([b"\x01$ ", status(status="Failure", reason="InternalError", message="x")])
+@pytest.mark.gen_test(timeout=5)
+async def test_a_failure_after_output_means_it_ran():
+    stream, _ = await drain([b"\x01$ ", status(status="Failure", reason="InternalError",
+                                              message="x")])
     stream.outcome()
 
 
-def test_an_unreadable_status_is_a_failure_with_its_text():
-    stream, _ = drain([b"\x03oops"])
+@pytest.mark.gen_test(timeout=5)
+async def test_an_unreadable_status_is_a_failure_with_its_text():
+    stream, _ = await drain([b"\x03oops"])
     with pytest.raises(ExecFailed, match="oops"):
         stream.outcome()
 
 
-def test_input_resize_and_hang_up_frames():
-    async def run():
-        ws = FakeWs([])
-        stream = ExecStream(ws)
-        stream.write(b"ls\r")
-        stream.resize(24, 80)
-        stream.close()
-        return ws
-    ws = asyncio.run(run())
+@pytest.mark.gen_test(timeout=5)
+async def test_input_resize_and_hang_up_frames():
+    ws = FakeWs([])
+    stream = ExecStream(ws)
+    stream.write(b"ls\r")
+    stream.resize(24, 80)
+    stream.close()
     assert ws.written == [b"\x00ls\r", b'\x04{"Width":80,"Height":24}', b"\x00\x04"]
     assert ws.closed
 
@@ -214,7 +216,7 @@ class FakeConn:
         self.ended = (code, reason)
 
 
-def run_terminal(monkeypatch, streams, shell=None, before=None):
+async def run_terminal(monkeypatch, streams, shell=None, before=None):
     """Runs a Terminal whose shells are `streams` (shell name -> FakeStream or ExecFailed)."""
     tried = []
 
@@ -227,28 +229,26 @@ def run_terminal(monkeypatch, streams, shell=None, before=None):
 
     monkeypatch.setattr(terminal, "open_stream", open_stream)
 
-    async def run():
-        term = terminal.Terminal(None, "ns", "pod", "c", shell)
-        conn, ended = FakeConn(), []
-        term.resize(30, 100)
-        term.stdin("echo hi\r")
-        term.start(conn, ended.append)
-        if before:
-            await before(term)
-        for _ in range(100):
-            if ended:
-                break
-            await asyncio.sleep(0.01)
-        return conn, ended, term
-    conn, ended, term = asyncio.run(run())
+    term = terminal.Terminal(None, "ns", "pod", "c", shell)
+    conn, ended = FakeConn(), []
+    term.resize(30, 100)
+    term.stdin("echo hi\r")
+    term.start(conn, ended.append)
+    if before:
+        await before(term)
+    for _ in range(100):
+        if ended:
+            break
+        await asyncio.sleep(0.01)
     assert ended == [term]
     return tried, conn
 
 
-def test_fallback_replays_keystrokes_to_the_shell_that_starts(monkeypatch):
+@pytest.mark.gen_test(timeout=5)
+async def test_fallback_replays_keystrokes_to_the_shell_that_starts(monkeypatch):
     bash = FakeStream(fails='exec: "bash": not found')
     sh = FakeStream(output=[b"$ ", b"hi\r\n"])
-    tried, conn = run_terminal(monkeypatch, {"bash": bash, "sh": sh})
+    tried, conn = await run_terminal(monkeypatch, {"bash": bash, "sh": sh})
     assert tried == ["bash", "sh"]
     assert bash.written == sh.written == [b"echo hi\r"]
     assert bash.sizes == sh.sizes == [(30, 100)]
@@ -257,24 +257,28 @@ def test_fallback_replays_keystrokes_to_the_shell_that_starts(monkeypatch):
     assert conn.ended == (1, "Process exited")
 
 
-def test_no_shell_closes_with_code_2_and_the_last_error(monkeypatch):
+@pytest.mark.gen_test(timeout=5)
+async def test_no_shell_closes_with_code_2_and_the_last_error(monkeypatch):
     streams = {name: ExecFailed("no %s" % name) for name in protocol.SHELLS}
-    tried, conn = run_terminal(monkeypatch, streams)
+    tried, conn = await run_terminal(monkeypatch, streams)
     assert tried == list(protocol.SHELLS)
     assert conn.ended == (2, "no cmd")
 
 
-def test_a_refused_request_is_not_retried_with_other_shells(monkeypatch):
-    tried, conn = run_terminal(monkeypatch, {"bash": ExecFailed("forbidden", final=True)})
+@pytest.mark.gen_test(timeout=5)
+async def test_a_refused_request_is_not_retried_with_other_shells(monkeypatch):
+    tried, conn = await run_terminal(monkeypatch, {"bash": ExecFailed("forbidden", final=True)})
     assert tried == ["bash"] and conn.ended == (2, "forbidden")
 
 
-def test_an_asked_shell_has_no_fallback(monkeypatch):
-    tried, conn = run_terminal(monkeypatch, {"sh": ExecFailed("no sh")}, shell="sh")
+@pytest.mark.gen_test(timeout=5)
+async def test_an_asked_shell_has_no_fallback(monkeypatch):
+    tried, conn = await run_terminal(monkeypatch, {"sh": ExecFailed("no sh")}, shell="sh")
     assert tried == ["sh"] and conn.ended == (2, "no sh")
 
 
-def test_stop_ends_the_process_and_the_task(monkeypatch):
+@pytest.mark.gen_test(timeout=5)
+async def test_stop_ends_the_process_and_the_task(monkeypatch):
     bash = FakeStream(output=None)
 
     async def stop_soon(term):
@@ -282,7 +286,7 @@ def test_stop_ends_the_process_and_the_task(monkeypatch):
         term.stdin("late\r")
         term.stop()
 
-    tried, conn = run_terminal(monkeypatch, {"bash": bash}, before=stop_soon)
+    tried, conn = await run_terminal(monkeypatch, {"bash": bash}, before=stop_soon)
     assert bash.closed
     assert bash.written == [b"echo hi\r", b"late\r"]
     assert conn.ended == (1, "Process exited")

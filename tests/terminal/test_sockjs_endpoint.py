@@ -80,23 +80,22 @@ def test_callback_and_iframe_transports_are_off(gateway, path):
         assert b"alert" not in reply.data
 
 
-def websocket_open(url, origin):
-    async def connect():
-        headers = {"Origin": origin} if origin else {}
-        ws = await tornado.websocket.websocket_connect(
-            tornado.httpclient.HTTPRequest(url, headers=headers, request_timeout=10))
-        first = await ws.read_message()
-        ws.close()
-        return first
-    return asyncio.run(connect())
+async def websocket_open(url, origin):
+    headers = {"Origin": origin} if origin else {}
+    ws = await tornado.websocket.websocket_connect(
+        tornado.httpclient.HTTPRequest(url, headers=headers, request_timeout=10))
+    first = await ws.read_message()
+    ws.close()
+    return first
 
 
-def test_websocket_origin(gateway):
+@pytest.mark.gen_test(timeout=30)
+async def test_websocket_origin(gateway):
     url = gateway.url.replace("http", "ws", 1) + "/api/sockjs/000/wsorigin/websocket"
-    assert websocket_open(url, gateway.url) == "o"
-    assert websocket_open(url, None) == "o"  # not a browser
+    assert await websocket_open(url, gateway.url) == "o"
+    assert await websocket_open(url, None) == "o"  # not a browser
     with pytest.raises(tornado.httpclient.HTTPClientError) as refused:
-        websocket_open(url, FOREIGN)
+        await websocket_open(url, FOREIGN)
     assert refused.value.code == 403
 
 
@@ -152,42 +151,37 @@ async def stream(url, method, seconds):
     ("xhr_streaming", "POST", "\nh\n"),
     ("eventsource", "GET", "data: h\r\n\r\n"),
 ])
-def test_streaming_transports_send_heartbeats(kind, method, heartbeat_frame):
-    async def run():
-        server, base = await serve(heartbeat=0.2)
-        try:
-            return await stream("%s/000/hb%s/%s" % (base, kind, kind), method, 1.1)
-        finally:
-            server.stop()
-    body = asyncio.run(run())
+@pytest.mark.gen_test(timeout=10)
+async def test_streaming_transports_send_heartbeats(kind, method, heartbeat_frame):
+    server, base = await serve(heartbeat=0.2)
+    try:
+        body = await stream("%s/000/hb%s/%s" % (base, kind, kind), method, 1.1)
+    finally:
+        server.stop()
     opened = body.index("o")
     assert body.count(heartbeat_frame, opened) >= 3, body[-200:]
 
 
-def test_close_reason_survives_quotes_and_a_busy_poll():
+@pytest.mark.gen_test(timeout=20)
+async def test_close_reason_survives_quotes_and_a_busy_poll():
     reason = 'exec: "bash": not found \\ here'
-
-    async def run():
-        server, base = await serve(heartbeat=25)
-        client = tornado.httpclient.AsyncHTTPClient(force_instance=True)
-        session = "%s/000/closing" % base
-        try:
-            assert (await client.fetch(session + "/xhr", method="POST", body=b"")).body == b"o\n"
-            # A poll waits; the message answers it and the close follows at once, while that
-            # answer is still being written: the close frame must come with the next poll.
-            poll = client.fetch(session + "/xhr", method="POST", body=b"")
-            await asyncio.sleep(0.1)
-            send = await client.fetch(session + "/xhr_send", method="POST",
-                                      body=json.dumps(["close:" + reason]).encode())
-            assert send.code == 204
-            first = (await poll).body.decode()
-            second = (await client.fetch(session + "/xhr", method="POST", body=b"")).body
-            return first, second.decode()
-        finally:
-            client.close()
-            server.stop()
-
-    first, second = asyncio.run(run())
+    server, base = await serve(heartbeat=25)
+    client = tornado.httpclient.AsyncHTTPClient(force_instance=True)
+    session = "%s/000/closing" % base
+    try:
+        assert (await client.fetch(session + "/xhr", method="POST", body=b"")).body == b"o\n"
+        # A poll waits; the message answers it and the close follows at once, while that
+        # answer is still being written: the close frame must come with the next poll.
+        poll = client.fetch(session + "/xhr", method="POST", body=b"")
+        await asyncio.sleep(0.1)
+        send = await client.fetch(session + "/xhr_send", method="POST",
+                                  body=json.dumps(["close:" + reason]).encode())
+        assert send.code == 204
+        first = (await poll).body.decode()
+        second = (await client.fetch(session + "/xhr", method="POST", body=b"")).body.decode()
+    finally:
+        client.close()
+        server.stop()
     assert first == 'a["bye"]\n'
     assert second.startswith("c")
     assert json.loads(second[1:]) == [2, reason]
