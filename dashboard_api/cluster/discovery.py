@@ -9,6 +9,7 @@ after ``ttl`` seconds, or sooner when a resource is not found.
 
 import asyncio
 import time
+import urllib.parse
 
 from dashboard_api.errors import ApiError
 
@@ -32,16 +33,28 @@ class Resource:
         return "%s/%s" % (self.group, self.version) if self.group else self.version
 
     def path(self, namespace=None, name=None, subresource=None):
-        """The REST path of the collection, of one object, or of one object's subresource."""
+        """The REST path of the collection, of one object, or of one object's subresource.
+
+        Namespace and name come from the caller's URL, already decoded: each is quoted as one
+        path segment, so `a%2F..%2Fsecrets` cannot reach another resource or add a query.
+        """
         base = "/apis/%s/%s" % (self.group, self.version) if self.group else "/api/" + self.version
         if self.namespaced and namespace:
-            base += "/namespaces/" + namespace
+            base += "/namespaces/" + segment(namespace)
         base += "/" + self.plural
         if name is not None:
-            base += "/" + name
+            base += "/" + segment(name)
             if subresource:
                 base += "/" + subresource
         return base
+
+
+def segment(value):
+    """One path segment of a user-given name. No object name is `.` or `..` or holds `/` or
+    `%` (the API server's path-segment rule), and the API server would decode `%2F` itself."""
+    if value in ("", ".", "..") or "/" in value or "%" in value:
+        raise ApiError(400, "invalid name %r" % value, "BadRequest")
+    return urllib.parse.quote(value, safe="")
 
 
 class Discovery:

@@ -1,7 +1,6 @@
 """Container logs: the paged log view, the streamed download and the log sources of an object."""
 
 import logging
-import urllib.parse
 
 import tornado.iostream
 
@@ -24,10 +23,6 @@ FLUSH_BYTES = 256 << 10
 VIEW_CHUNK = 64 << 10
 
 
-def quoted(name):
-    return urllib.parse.quote(name, safe="")
-
-
 async def resolve(handle, discovery, kind):
     """Where a kind of the kinds table is served (versions by discovery)."""
     row = kinds.get(kind)
@@ -36,7 +31,7 @@ async def resolve(handle, discovery, kind):
 
 async def get_pod(handle, discovery, namespace, name):
     pods = await resolve(handle, discovery, "pod")
-    return pods, await handle.get(pods.path(quoted(namespace), quoted(name)))
+    return pods, await handle.get(pods.path(namespace, name))
 
 
 def pick_container(pod, container):
@@ -102,7 +97,7 @@ class LogHandler(BaseHandler):
             extra["sinceTime"] = since
         buffer = LogBuffer(plan)
         try:
-            stream = await handle.stream(pods.path(quoted(namespace), quoted(pod), "log"),
+            stream = await handle.stream(pods.path(namespace, pod, "log"),
                                          log_params(container, previous, extra),
                                          timeout=self.ctx.cluster.timeout)
         except ApiError as exc:
@@ -163,7 +158,7 @@ class LogFileHandler(BaseHandler):
             require_previous(pod_obj, container)
         extra = {"timestamps": "true"} if timestamps else {}
         try:
-            stream = await handle.stream(pods.path(quoted(namespace), quoted(pod), "log"),
+            stream = await handle.stream(pods.path(namespace, pod, "log"),
                                          log_params(container, previous, extra),
                                          timeout=self.ctx.cluster.timeout)
         except ApiError as exc:
@@ -218,14 +213,14 @@ class LogSourcesHandler(BaseHandler):
             self.write_json(sources.log_sources([pod]))
             return
         resource = await resolve(handle, discovery, kind)
-        owner = await handle.get(resource.path(quoted(namespace), quoted(resourceName)))
+        owner = await handle.get(resource.path(namespace, resourceName))
         pods = await owned_pods(handle, discovery, namespace, kind, owner)
         self.write_json(sources.log_sources(pods, sources.template_spec(kind, owner)))
 
 
 async def list_items(handle, resource, namespace, selector=""):
     params = {"labelSelector": selector} if selector else None
-    return (await handle.get(resource.path(quoted(namespace)), params)).get("items") or []
+    return (await handle.get(resource.path(namespace), params)).get("items") or []
 
 
 async def owned_pods(handle, discovery, namespace, kind, owner):
