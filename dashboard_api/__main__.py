@@ -8,7 +8,7 @@ import sys
 import tornado.httpserver
 
 from dashboard_api import options as options_mod
-from dashboard_api import server, tls
+from dashboard_api import requestlog, server, tls
 from dashboard_api.auth.csrf import CsrfKeyError
 from dashboard_api.cluster import Cluster, Handle
 from dashboard_api.cluster import config as cluster_config
@@ -99,7 +99,7 @@ async def serve(opts):
         s.stop()
     if ctx.sidecar is not None:
         ctx.sidecar.stop()
-    cluster.executor.shutdown()
+    cluster.shutdown()
     return 0
 
 
@@ -107,6 +107,7 @@ def main(argv=None):
     opts = options_mod.parse(argv)
     logging.basicConfig(level=getattr(logging, opts.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    requestlog.install_log_filters()
     return asyncio.run(serve(opts))
 
 

@@ -18,12 +18,6 @@ ERROR_SCHEMA = {
 }
 
 
-def _needs_token(route, method):
-    if isinstance(route.auth, bool):
-        return route.auth
-    return method in route.auth
-
-
 def operation(route, method):
     params = [{"name": p, "in": "path", "required": True, "type": "string"}
               for p in route.params]
@@ -40,7 +34,7 @@ def operation(route, method):
         "responses": {"200": {"description": "Success"},
                       "default": {"description": "Error",
                                   "schema": {"$ref": "#/definitions/Error"}}},
-        "security": [{"bearer": []}] if _needs_token(route, method) else [],
+        "security": [{"bearer": []}] if route.needs_token(method) else [],
     }
     if route.summary:
         op["summary"] = route.summary

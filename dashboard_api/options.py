@@ -90,10 +90,11 @@ def parser():
                       help="most clients kept by --cache-enabled")
     kube.add_argument("--cache-ttl", type=duration, default=duration("10m"),
                       help="how long a cached client lives")
-    kube.add_argument("--api-qps", type=float, default=50.0,
-                      help="client-side rate limit toward the API server, calls a second (0: none)")
-    kube.add_argument("--api-burst", type=_positive_int, default=100,
-                      help="client-side burst allowance")
+    kube.add_argument("--api-qps", type=float, default=0.0,
+                      help="client-side rate limit toward the API server, calls a second per "
+                           "caller (0: none, as in the official Python client)")
+    kube.add_argument("--api-burst", type=_positive_int, default=10,
+                      help="client-side burst allowance per caller")
     kube.add_argument("--api-workers", type=_positive_int, default=16,
                       help="threads (and pooled connections) for blocking API server calls")
     kube.add_argument("--api-timeout", type=duration, default=duration("60s"),

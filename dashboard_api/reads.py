@@ -10,6 +10,11 @@
 """
 
 from dashboard_api.dataselect import FIRST_TEN
+from dashboard_api.errors import bad_request
+
+# Each namespace of a list is read on its own (so users with rights in a few namespaces can
+# list them together), for the list and its related reads: the count must stay small.
+MAX_NAMESPACES = 32
 
 # Keys of Related that list summaries ask for, and the kinds that fill them.
 STANDARD = {"pods": "pod", "events": "event", "replicasets": "replicaset", "jobs": "job",
@@ -45,6 +50,9 @@ class Namespaces:
             part = part.strip()
             if part and part not in names:
                 names.append(part)
+        if len(names) > MAX_NAMESPACES:
+            raise bad_request("at most %d namespaces may be listed together, got %d"
+                              % (MAX_NAMESPACES, len(names)))
         return cls(names)
 
     @classmethod

@@ -30,6 +30,13 @@ class Route:
         self.auth = auth
         self.params = _PARAM.findall(template)
 
+    def needs_token(self, method):
+        """Whether ``method`` (lower case) needs the Bearer header; ``auth`` is a bool or the
+        tuple of methods that need it."""
+        if isinstance(self.auth, bool):
+            return self.auth
+        return method in self.auth
+
     @property
     def csrf_action(self):
         if not self.csrf or not self.template.startswith(API_PREFIX):

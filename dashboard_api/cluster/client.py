@@ -13,7 +13,7 @@ import urllib3
 
 from dashboard_api.cluster.config import USER_AGENT
 from dashboard_api.cluster.executor import Executor
-from dashboard_api.cluster.ratelimit import TokenBucket
+from dashboard_api.cluster.ratelimit import UNLIMITED, Buckets
 from dashboard_api.errors import ApiError, from_apiserver
 
 # A big LIST decodes into millions of small objects; the cyclic collector rescanning them is most
@@ -25,15 +25,18 @@ IMPERSONATION_PREFIXES = ("impersonate-user", "impersonate-group", "impersonate-
 
 
 class Response:
-    __slots__ = ("status", "headers", "data")
+    __slots__ = ("status", "headers", "data", "decoded")
 
-    def __init__(self, status, headers, data):
+    def __init__(self, status, headers, data, decoded=None):
         self.status = status
         self.headers = headers
         self.data = data
+        self.decoded = decoded
 
     def json(self):
-        return ujson.loads(self.data) if self.data else None
+        if self.decoded is None and self.data:
+            self.decoded = ujson.loads(self.data)
+        return self.decoded
 
 
 class Stream:
@@ -53,7 +56,7 @@ class Stream:
         bulk download (the API server's chunks are ~12 KiB).
         """
         read = self._response.read if fill else self._response.read1
-        return await self._cluster.executor.run(read, size)
+        return await self._cluster.streams.run(read, size)
 
     def close(self):
         # Closed before release, so a half-read connection never goes back to the pool.
@@ -62,25 +65,31 @@ class Stream:
 
 
 class Cluster:
-    """The process-wide door to the API server: pools, executor, rate limit, discovery."""
+    """The process-wide door to the API server: pools, executors, rate limits, discovery.
+
+    Streamed bodies (logs) are read in an executor of their own: a stalled stream must not
+    take the workers that every other request needs.
+    """
 
     def __init__(self, config, executor=None, qps=0, burst=1, timeout=60.0):
         from dashboard_api.cluster.discovery import Discovery
 
         self.config = config
         self.executor = executor or Executor(max_workers=16)
-        self.limiter = TokenBucket(qps, burst)
+        self.streams = Executor(max_workers=self.executor.max_workers)
+        self.buckets = Buckets(qps, burst)
         self.timeout = timeout
         self.discovery = Discovery()
 
     def handle(self, token, impersonation=None):
-        return Handle(self, {"Authorization": "Bearer " + token}, impersonation or {})
+        return Handle(self, {"Authorization": "Bearer " + token}, impersonation or {},
+                      limiter=self.buckets.for_caller(token))
 
     def service_handle(self):
         """The service's own identity; only for calls the specification allows."""
         if self.config.service_pool is None:
             raise ApiError(500, "the service has no identity of its own in proxy mode")
-        return Handle(self, None, {}, service=True)
+        return Handle(self, None, {}, service=True, limiter=self.buckets.for_caller(""))
 
     def url(self, path, params=None):
         url = self.config.host + path
@@ -89,7 +98,7 @@ class Cluster:
                 [(k, v) for k, v in params.items() if v is not None], doseq=True)
         return url
 
-    def _send(self, pool, method, url, headers, body, timeout, stream):
+    def _send(self, pool, method, url, headers, body, timeout, stream, decode=False):
         try:
             response = pool.request(method, url, headers=headers, body=body,
                                     preload_content=not stream, redirect=False,
@@ -103,17 +112,25 @@ class Cluster:
             return Response(response.status, response.headers, data)
         if stream:
             return response
-        return Response(response.status, response.headers, response.data)
+        result = Response(response.status, response.headers, response.data)
+        if decode and response.status < 400:
+            result.json()  # here in the worker, not on the event loop
+        return result
+
+    def shutdown(self):
+        self.executor.shutdown()
+        self.streams.shutdown()
 
 
 class Handle:
     """One caller's view of the cluster: their token and impersonation headers on every call."""
 
-    def __init__(self, cluster, auth, impersonation, service=False):
+    def __init__(self, cluster, auth, impersonation, service=False, limiter=None):
         self.cluster = cluster
         self._auth = auth
         self._impersonation = impersonation
         self._service = service
+        self.limiter = limiter or UNLIMITED
 
     def headers(self):
         headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
@@ -125,7 +142,7 @@ class Handle:
         return headers
 
     async def call(self, method, path, params=None, body=None,
-                   content_type="application/json", timeout=None):
+                   content_type="application/json", timeout=None, decode=False):
         """Any call; returns the Response whatever its status."""
         cluster = self.cluster
         headers = self.headers()
@@ -134,15 +151,16 @@ class Handle:
         if body is not None:
             headers["Content-Type"] = content_type
         pool = cluster.config.service_pool if self._service else cluster.config.user_pool
-        await cluster.limiter.acquire()
+        await self.limiter.acquire()
         return await cluster.executor.run(
             cluster._send, pool, method, cluster.url(path, params), headers, body,
-            timeout or cluster.timeout, False)
+            timeout or cluster.timeout, False, decode)
 
     async def request(self, method, path, params=None, body=None,
                       content_type="application/json", timeout=None):
         """A call whose non-2xx reply raises the mapped ApiError; returns the decoded body."""
-        response = await self.call(method, path, params, body, content_type, timeout)
+        response = await self.call(method, path, params, body, content_type, timeout,
+                                   decode=True)
         if response.status >= 400:
             raise from_apiserver(response.status, response.data)
         return response.json() if response.data else None
@@ -153,8 +171,8 @@ class Handle:
     async def stream(self, path, params=None, timeout=None):
         """A GET whose body is read in chunks (logs). Errors raise the mapped ApiError."""
         cluster = self.cluster
-        await cluster.limiter.acquire()
-        result = await cluster.executor.run(
+        await self.limiter.acquire()
+        result = await cluster.streams.run(
             cluster._send, cluster.config.user_pool, "GET", cluster.url(path, params),
             self.headers(), None, timeout or urllib3.Timeout(connect=10, read=None), True)
         if isinstance(result, Response):

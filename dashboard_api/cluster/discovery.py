@@ -63,7 +63,7 @@ class Discovery:
         self.min_refresh = min_refresh
         self._clock = clock
         self._groups = None     # group -> {"preferred": version, "versions": [versions]}
-        self._resources = {}    # (group, version) -> {plural: Resource}
+        self._resources = {}    # (group, version) -> future of {plural: Resource}
         self._fetched = 0.0
         self._lock = asyncio.Lock()
 
@@ -111,17 +111,37 @@ class Discovery:
             self._fetched = self._clock()
 
     async def _group_version(self, handle, group, version):
+        """The resources of one group/version, fetched once however many ask at the same time.
+
+        The fetch runs with the first asker's token; if it fails, the others fetch again with
+        their own, so one caller's bad token never fails another's request.
+        """
         key = (group, version)
-        if key not in self._resources:
-            path = "/apis/%s/%s" % (group, version) if group else "/api/" + version
+        pending = self._resources.get(key)
+        if pending is not None:
             try:
-                doc = await handle.get(path)
-            except ApiError as exc:
-                if exc.code != 404:
-                    raise
-                doc = {}
-            self._resources[key] = parse_resource_list(group, version, doc)
-        return self._resources[key]
+                return await asyncio.shield(pending)
+            except ApiError:
+                pass
+        pending = asyncio.ensure_future(self._fetch_group_version(handle, group, version))
+        self._resources[key] = pending
+        try:
+            return await asyncio.shield(pending)
+        except ApiError:
+            if self._resources.get(key) is pending:
+                del self._resources[key]
+            raise
+
+    @staticmethod
+    async def _fetch_group_version(handle, group, version):
+        path = "/apis/%s/%s" % (group, version) if group else "/api/" + version
+        try:
+            doc = await handle.get(path)
+        except ApiError as exc:
+            if exc.code != 404:
+                raise
+            doc = {}
+        return parse_resource_list(group, version, doc)
 
 
 def parse_resource_list(group, version, doc):

@@ -54,10 +54,14 @@ class BaseHandler(tornado.web.RequestHandler):
     # --- input ----------------------------------------------------------------------------
 
     def prepare(self):
-        if self.request.method == "POST" and self.route is not None:
-            action = self.route.csrf_action
-            if action and self.ctx.csrf is not None:
-                self.ctx.csrf.validate(action, self.request.headers.get("X-CSRF-TOKEN"))
+        route = self.route
+        if self.request.method != "POST" or route is None or "post" not in route.methods():
+            return  # a 405 spends no CSRF token
+        action = route.csrf_action
+        if action and self.ctx.csrf is not None:
+            if route.needs_token("post"):
+                self.token()  # 401 first: an anonymous caller spends no CSRF token
+            self.ctx.csrf.validate(action, self.request.headers.get("X-CSRF-TOKEN"))
 
     def json_body(self):
         """The request body as JSON; 415 for another content type, 400 when it does not parse."""

@@ -54,7 +54,7 @@ async def open_stream(handle, namespace, pod, container, command):
     """Starts `command` in the container with a TTY; raises ExecFailed when the API server
     refuses or cannot be reached."""
     cluster = handle.cluster
-    await cluster.limiter.acquire()
+    await handle.limiter.acquire()
     request = tornado.httpclient.HTTPRequest(
         exec_url(cluster.config.host, namespace, pod, container, command),
         headers=handle.headers(), ssl_options=_ssl_context(cluster.config),
