@@ -6,9 +6,16 @@ logged only at debug level, and then with every credential-like field redacted: 
 calls (/api/v1/login, /api/v1/csrftoken/login) show their content only at debug, and tokens,
 kubeconfigs, passwords, secret data and terminal keystrokes never reach the log at all.
 Headers are never logged.
+
+Terminal (SockJS) URLs carry the SockJS session id, which lets whoever knows it poll that
+shell's xhr transport: they are logged as /api/sockjs/<server>/*/<transport>, without query.
+Tornado's and sockjs-tornado's own records get the same treatment from TornadoLogFilter, which
+also drops the detail of malformed requests (Tornado quotes the offending header, which may be
+an Authorization header).
 """
 
 import logging
+import re
 import urllib.parse
 
 import ujson
@@ -22,6 +29,11 @@ SENSITIVE_KEYS = frozenset(("token", "password", "kubeconfig", "authorization", 
 MAX_BODY_CHARS = 2000
 # Terminal traffic carries keystrokes (passwords typed into a shell): never shown.
 TERMINAL_PREFIX = "/api/sockjs"
+_TERMINAL_URL = re.compile(re.escape(TERMINAL_PREFIX) + r"(?:/[^\s?]*)?(?:\?\S*)?")
+# sockjs-tornado's own words when a session is claimed from another address.
+_SESSION_CLAIM = re.compile(r"(Attempted to attach to session )\S+")
+# Loggers of records we do not write ourselves but that may carry what must not be logged.
+TORNADO_LOGGERS = ("tornado.general", "tornado.access", "tornado.application")
 
 
 def client_address(headers, peer):
@@ -58,13 +70,30 @@ def describe_body(path, body):
     return text
 
 
+def terminal_path(uri):
+    """A terminal URL without its SockJS session id or query."""
+    parts = uri.split("?", 1)[0].split("/")
+    if len(parts) >= 5:  # "", "api", "sockjs", server, session[, transport]
+        parts[4] = "*"
+    return "/".join(parts)
+
+
+def hide_terminal_ids(text):
+    """``text`` with every terminal URL in it shown by terminal_path."""
+    return _TERMINAL_URL.sub(lambda m: terminal_path(m.group(0)), text)
+
+
+def _shown_path(path):
+    return terminal_path(path) if path.startswith(TERMINAL_PREFIX) else path
+
+
 def describe_uri(request):
     """The path and query, with the value of any token-like query parameter redacted.
 
-    Terminal URLs carry the terminal session id in their query: whoever holds it may bind
-    that shell, so their query is never shown."""
+    Terminal URLs carry the terminal session id in their query (and the SockJS session id in
+    their path): whoever holds it may bind that shell, so neither is shown."""
     if not request.query or request.path.startswith(TERMINAL_PREFIX):
-        return request.path
+        return _shown_path(request.path)
     pairs = urllib.parse.parse_qsl(request.query, keep_blank_values=True)
     shown = [(k, REDACTED if any(s in k.lower() for s in ("token", "password", "key")) else v)
              for k, v in pairs]
@@ -89,7 +118,32 @@ def outgoing(handler):
     """Tornado's log_function: runs once the response is finished."""
     request = handler.request
     if request.body and log.isEnabledFor(logging.DEBUG):
-        log.debug("Body of %s %s from %s: %s", request.method, request.path, _client(request),
-                  describe_body(request.path, request.body))
+        log.debug("Body of %s %s from %s: %s", request.method, _shown_path(request.path),
+                  _client(request), describe_body(request.path, request.body))
     log.log(_level(request), "Outgoing response to %s with %d status code in %.1f ms",
             _client(request), handler.get_status(), 1000.0 * request.request_time())
+
+
+class TornadoLogFilter(logging.Filter):
+    """Keeps Tornado's records but takes out what must not be logged (see the module doc)."""
+
+    def filter(self, record):
+        if isinstance(record.msg, str) and record.msg.startswith("Malformed HTTP message from"):
+            # Tornado: ("... from %s: %s", peer, error); the error quotes the bad header value.
+            record.msg = "Malformed HTTP message from %s (detail not logged)"
+            record.args = record.args[:1] if isinstance(record.args, tuple) else ()
+            record.exc_info = record.exc_text = None
+            return True
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            return True  # the handler reports the broken record
+        record.msg = _SESSION_CLAIM.sub(r"\1*", hide_terminal_ids(message))
+        record.args = ()
+        return True
+
+
+def install_log_filters():
+    """Puts TornadoLogFilter on Tornado's loggers (once, at start-up)."""
+    for name in TORNADO_LOGGERS:
+        logging.getLogger(name).addFilter(TornadoLogFilter())

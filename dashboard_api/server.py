@@ -56,6 +56,9 @@ def make_sidecar(options, cluster):
 def make_context(options, cluster, telemetry):
     """Raises CsrfKeyError or LocaleConfigError when those flags are unusable."""
     key, source = load_key(options.csrf_key, options.csrf_key_file)
+    if source == "--csrf-key":
+        log.warning("--csrf-key puts the CSRF key on the command line, where every local user "
+                    "can read it (ps, /proc): prefer --csrf-key-file or $CSRF_KEY")
     if source == "random" and not options.disable_csrf:
         log.warning("no CSRF key given (--csrf-key, --csrf-key-file or $CSRF_KEY): using a "
                     "random one, so other replicas will refuse this one's CSRF tokens")

@@ -25,6 +25,9 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = tuple(125_000 * 2 ** k for k in range(7))
 SUMMARY_WINDOW = 3600.0
 SUMMARY_QUANTILES = (0.5, 0.9, 0.99)
+# Distinct ``client`` label values kept; any further client is counted as OTHER_CLIENT.
+MAX_CLIENTS = 100
+OTHER_CLIENT = "other"
 
 
 class PlainCounter:
@@ -86,7 +89,14 @@ class WindowSummary:
 
 
 class Telemetry:
-    def __init__(self, registry=None, clock=time.monotonic, runtime=False):
+    """The request series. The ``client`` label is the caller's User-Agent, which anyone can
+    set: only the first ``max_clients`` distinct values get a series of their own, later ones
+    share ``other``, so that /metrics cannot be grown without bound."""
+
+    def __init__(self, registry=None, clock=time.monotonic, runtime=False,
+                 max_clients=MAX_CLIENTS):
+        self.max_clients = max_clients
+        self._clients = set()
         self.registry = registry or prometheus_client.CollectorRegistry()
         if runtime:
             prometheus_client.ProcessCollector(registry=self.registry)
@@ -106,8 +116,16 @@ class Telemetry:
             ["verb", "resource"], clock=clock)
         self.registry.register(self.summary)
 
+    def _client_label(self, client):
+        client = client or "unknown"
+        if client not in self._clients:
+            if len(self._clients) >= self.max_clients:
+                return OTHER_CLIENT
+            self._clients.add(client)
+        return client
+
     def record(self, verb, resource, client, content_type, code, seconds):
-        self.count.inc((verb, resource, client or "unknown", content_type, str(code)))
+        self.count.inc((verb, resource, self._client_label(client), content_type, str(code)))
         micros = seconds * 1e6
         self.latency.labels(verb, resource).observe(micros)
         self.summary.observe((verb, resource), micros)

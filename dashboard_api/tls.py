@@ -79,6 +79,8 @@ def generate(cert_path, key_path, bind_address=None, now=None):
                                 serialization.NoEncryption())
     fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as f:
+        # The mode above applies only to a new file: a stale key file keeps its own otherwise.
+        os.fchmod(f.fileno(), 0o600)
         f.write(key_pem)
     with open(cert_path, "wb") as f:
         f.write(cert.public_bytes(serialization.Encoding.PEM))

@@ -8,11 +8,16 @@ unlike them it carries a random nonce, so that each token is distinct and can be
 Every replica given the same key accepts the others' tokens. Spent nonces are remembered by the
 process that saw them, until the token would have expired anyway; so a token is one-time per
 replica, and a reuse across replicas is only stopped by expiry.
+
+The spent store is bounded. When it is full the nonce closest to expiry is forgotten to make room
+(expired ones go first, being the closest): refusing new tokens instead would let anyone who can
+fetch and spend tokens block every POST, sign-in included.
 """
 
 import base64
 import binascii
 import hashlib
+import heapq
 import hmac
 import logging
 import os
@@ -27,8 +32,10 @@ NONCE_BYTES = 16
 MAC_BYTES = 32
 MIN_KEY_BYTES = 32
 FUTURE_SKEW_MS = 60_000
-# Spent nonces kept at most; beyond this every token is refused until some expire.
+# Spent nonces kept at most; beyond this the ones closest to expiry are forgotten.
 MAX_SPENT = 200_000
+# At most one warning per this many seconds about forgetting live nonces.
+EVICTION_WARNING_PERIOD = 60.0
 
 MESSAGE = "MSG_CSRF_VALIDATION_ERROR"
 
@@ -99,7 +106,9 @@ class CsrfTokens:
         self.ttl_ms = int(ttl * 1000)
         self._clock = clock
         self._max_spent = max_spent
-        self._spent = {}  # nonce -> expiry (ms); insertion order is close to expiry order
+        self._spent = set()
+        self._expiries = []  # heap of (expiry ms, nonce), one entry per spent nonce
+        self._warned_at = None
 
     def _now_ms(self):
         return int(self._clock() * 1000)
@@ -138,21 +147,19 @@ class CsrfTokens:
     def _spend(self, nonce, expiry, now):
         if nonce in self._spent:
             raise CsrfError("Reused", "the CSRF token was already used")
-        self._forget_oldest(now)
-        if len(self._spent) >= self._max_spent:
-            self._spent = {n: e for n, e in self._spent.items() if e > now}
-            if len(self._spent) >= self._max_spent:
-                log.warning("too many CSRF tokens spent within their lifetime; refusing")
-                raise CsrfError("Busy", "too many CSRF tokens in use; retry later")
-        self._spent[nonce] = expiry
+        while self._expiries and (self._expiries[0][0] <= now
+                                  or len(self._spent) >= self._max_spent):
+            if self._expiries[0][0] > now:
+                self._warn_eviction(now)
+            self._spent.discard(heapq.heappop(self._expiries)[1])
+        self._spent.add(nonce)
+        heapq.heappush(self._expiries, (expiry, nonce))
 
-    def _forget_oldest(self, now):
-        """Drops expired nonces from the front: cheap, and enough while tokens are used in order."""
-        while self._spent:
-            nonce = next(iter(self._spent))
-            if self._spent[nonce] > now:
-                return
-            del self._spent[nonce]
+    def _warn_eviction(self, now):
+        if self._warned_at is None or now - self._warned_at >= EVICTION_WARNING_PERIOD * 1000:
+            self._warned_at = now
+            log.warning("more than %d CSRF tokens spent within their lifetime: forgetting the "
+                        "oldest, which could now be replayed until they expire", self._max_spent)
 
 
 class CsrfGuard:

@@ -7,10 +7,31 @@ class KubeconfigError(ValueError):
     pass
 
 
+def _mapping(value, what):
+    """``value`` when it is a mapping (absent counts as empty); KubeconfigError otherwise."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise KubeconfigError("the kubeconfig's %s must be a mapping" % what)
+    return value
+
+
+def _list(value, what):
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise KubeconfigError("the kubeconfig's %s must be a list" % what)
+    for entry in value:
+        if not isinstance(entry, dict):
+            raise KubeconfigError("every entry of the kubeconfig's %s must be a mapping" % what)
+    return value
+
+
 def _named(entries, name, what):
-    for entry in entries or ():
-        if isinstance(entry, dict) and entry.get("name") == name:
-            return entry.get(what) or {}
+    """The ``what`` mapping of the entry called ``name`` in a list of {name, <what>} entries."""
+    for entry in _list(entries, what + "s"):
+        if entry.get("name") == name:
+            return _mapping(entry.get(what), "%s %r" % (what, name))
     raise KubeconfigError("the kubeconfig has no %s named %r" % (what, name))
 
 
@@ -22,16 +43,16 @@ def token_from_kubeconfig(content):
     """
     try:
         doc = yaml.safe_load(content)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         raise KubeconfigError("the kubeconfig is not valid YAML")
     if not isinstance(doc, dict):
         raise KubeconfigError("the kubeconfig is not a YAML mapping")
-    contexts = doc.get("contexts")
+    contexts = _list(doc.get("contexts"), "contexts")
     current = doc.get("current-context")
     if not current:
-        if not isinstance(contexts, list) or len(contexts) != 1:
+        if len(contexts) != 1:
             raise KubeconfigError("the kubeconfig has no current-context")
-        current = (contexts[0] or {}).get("name")
+        current = contexts[0].get("name")
     context = _named(contexts, current, "context")
     user = _named(doc.get("users"), context.get("user"), "user")
     token = user.get("token")

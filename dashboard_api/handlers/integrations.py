@@ -1,9 +1,11 @@
 """Integration health: GET /api/v1/integration/{integrationId}/health and .../state.
 
 The only integration is the metrics sidecar (id ``sidecar``). It does not exist in --proxy mode
-or with --metrics-provider none (404). Both routes run a live health check. ``health`` needs the
-Bearer header and answers {healthy, message}, or 503 {status, message, code} when the sidecar
-cannot be reached; ``state`` is upstream's token-free route: {connected, lastChecked, error}.
+or with --metrics-provider none (404). Both routes answer from the periodic health check's last
+result, never from a check of their own: ``state`` needs no token, and a check through the
+service proxy runs under the service's identity. ``health`` needs the Bearer header and answers
+{healthy, message}, or 503 {status, message, code} when the sidecar cannot be reached; ``state``
+is upstream's token-free route: {connected, lastChecked, error}.
 """
 
 from dashboard_api.errors import not_found
@@ -28,7 +30,8 @@ class HealthHandler(_IntegrationBase):
     async def get(self, integrationId):
         self.token()
         client = self.integration(integrationId)
-        if await client.check():
+        await client.first_check()
+        if client.healthy:
             self.write_json({"healthy": True, "message": "the metrics sidecar is healthy"})
             return
         self.write_json({"status": "Failure", "message": client.last_error, "code": 503}, 503)
@@ -37,10 +40,11 @@ class HealthHandler(_IntegrationBase):
 class StateHandler(_IntegrationBase):
     async def get(self, integrationId):
         client = self.integration(integrationId)
-        await client.check()
+        await client.first_check()
+        checked = client.last_checked
         self.write_json({
             "connected": client.healthy,
-            "lastChecked": client.last_checked.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "lastChecked": checked.strftime("%Y-%m-%dT%H:%M:%SZ") if checked else None,
             "error": None if client.healthy else client.last_error,
         })
 
@@ -49,5 +53,6 @@ ROUTES = [
     Route("/api/v1/integration/{integrationId}/health", HealthHandler, "integration-health",
           summary="Health of an integration (sidecar): {healthy, message}, or 503"),
     Route("/api/v1/integration/{integrationId}/state", StateHandler, "integration-state",
-          auth=False, summary="Live state of an integration: {connected, lastChecked, error}"),
+          auth=False, summary="State of an integration at its last health check: "
+                               "{connected, lastChecked, error}"),
 ]

@@ -2,7 +2,7 @@
 
 The caller must be allowed to create ``pods/exec``, checked with their own token before any
 session exists; the pod and the container must exist. The answer is ``{id}``, to be bound over
-SockJS within 10 seconds.
+SockJS within 10 seconds. A caller at their session limit gets 429 (terminal/sessions.py).
 """
 
 import re
@@ -11,7 +11,7 @@ import urllib.parse
 from dashboard_api.errors import ApiError, bad_request, from_apiserver, not_found
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.routes import Route
-from dashboard_api.terminal.sessions import SESSIONS
+from dashboard_api.terminal.sessions import SESSIONS, caller_key
 from dashboard_api.terminal.terminal import Terminal
 
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -61,14 +61,16 @@ def container_names(pod):
 class ShellHandler(BaseHandler):
     async def get(self, namespace, pod, container):
         handle = self.caller()
+        caller = caller_key(self.token())
         check_names(namespace, pod, container)
+        SESSIONS.check(caller)  # early, to spare the API server; add() checks again
         # An absent or unknown shell is not an error: then every shell is tried in turn.
         shell = self.get_query_argument("shell", None)
         await require_exec(handle, namespace, pod)
         obj = await handle.get(pod_path(namespace, pod))
         if container not in container_names(obj):
             raise not_found('container "%s" not found in pod "%s"' % (container, pod))
-        session_id = SESSIONS.add(Terminal(handle, namespace, pod, container, shell))
+        session_id = SESSIONS.add(Terminal(handle, namespace, pod, container, shell), caller)
         self.write_json({"id": session_id})
 
 

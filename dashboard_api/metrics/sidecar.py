@@ -3,7 +3,9 @@
 With --sidecar-host it calls the sidecar directly; without, it goes through the API server's
 service proxy to ``--metrics-scraper-service-name`` in ``--namespace`` with the service's own
 identity (as upstream does). A check is ``GET /healthz``; any 2xx passes. It runs at start-up and
-then periodically; metrics are to be used only while the last check passed.
+then periodically; metrics are to be used only while the last check passed. Callers read the
+stored result: a check per request would let anyone make the service identity call the API
+server as often as they like.
 """
 
 import asyncio
@@ -30,6 +32,7 @@ class SidecarClient:
         self.last_checked = None
         self.last_error = "not checked yet"
         self._task = None
+        self._checked = asyncio.Event()
 
     @property
     def where(self):
@@ -66,6 +69,7 @@ class SidecarClient:
         self.healthy = error is None
         self.last_error = error
         self.last_checked = datetime.datetime.now(datetime.timezone.utc)
+        self._checked.set()
         if was != self.healthy:
             if self.healthy:
                 log.info("metrics sidecar at %s is healthy; metrics enabled", self.where)
@@ -73,6 +77,14 @@ class SidecarClient:
                 log.warning("metrics sidecar at %s failed its health check (%s); metrics "
                             "disabled until it passes", self.where, error)
         return self.healthy
+
+    async def first_check(self):
+        """Waits for the start-up check while it is under way (bounded: a check times out)."""
+        if self.last_checked is None and self._task is not None:
+            try:
+                await asyncio.wait_for(self._checked.wait(), TIMEOUT + 1)
+            except asyncio.TimeoutError:
+                pass
 
     async def _loop(self):
         while True:

@@ -6,7 +6,8 @@ through the API server's exec WebSocket.
 """
 
 
-def sockjs_urls():
-    """The URL specs of /api/sockjs for the Tornado application (call it on the event loop)."""
+def sockjs_urls(max_connections=None):
+    """The URL specs of /api/sockjs for the Tornado application (call it on the event loop);
+    at most `max_connections` SockJS connections open at once (default: see connection.py)."""
     from dashboard_api.terminal import connection, transport
-    return transport.url_specs(transport.router(connection.TerminalConnection))
+    return transport.url_specs(transport.router(connection.connection_class(max_connections)))

@@ -8,7 +8,7 @@ import base64
 import os
 import time
 
-from tests.gateway.helpers import apiserver_count, assert_error
+from tests.gateway.helpers import apiserver_count, assert_error, full_log
 
 SSAR = "selfsubjectaccessreviews"
 BODY = {"verb": "get", "resource": "pods", "namespace": "default"}
@@ -83,3 +83,18 @@ def test_disable_csrf(start_gateway, admin_token):
     assert can_i(gw, admin_token).json() == {"allowed": True}
     # Tokens are still handed out (upstream crashed here), and are simply not needed.
     assert gw.get("/api/v1/csrftoken/login").status == 200
+
+
+def test_csrf_key_flag_works_but_warns_that_ps_shows_it(start_gateway, tmp_path, admin_token):
+    key = base64.b64encode(os.urandom(64)).decode()
+    flagged = start_gateway("--csrf-key", key)
+    assert can_i(flagged, admin_token, flagged.csrf_token("can-i")).status == 200
+    log = full_log(flagged)
+    assert "--csrf-key puts the CSRF key on the command line" in log
+    assert "prefer --csrf-key-file or $CSRF_KEY" in log and key not in log
+    key_file = tmp_path / "csrf.key"
+    key_file.write_text(key)
+    for quiet in (start_gateway("--csrf-key-file", str(key_file)),
+                  start_gateway(env={"CSRF_KEY": key})):
+        assert can_i(quiet, admin_token, flagged.csrf_token("can-i")).status == 200
+        assert "on the command line" not in full_log(quiet)

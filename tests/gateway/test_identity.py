@@ -96,6 +96,17 @@ def test_login_with_kubeconfig_content(gateway, cluster):
     assert login(gateway, {"kubeConfig": broken}).json() == UNAUTHORIZED
 
 
+@pytest.mark.parametrize("content, message", [
+    ("contexts: 5\ncurrent-context: x", "contexts must be a list"),
+    ("contexts: [5]", "contexts must be a mapping"),
+    ("contexts: [{name: x, context: 5}]\ncurrent-context: x", "context 'x' must be a mapping"),
+    ("contexts: [{name: x, context: {user: u}}]\nusers: [{name: u, user: 5}]",
+     "user 'u' must be a mapping"),
+])
+def test_login_with_a_wrongly_typed_kubeconfig_is_400(gateway, content, message):
+    assert_error(login(gateway, {"kubeConfig": content}), 400, "BadRequest", [message])
+
+
 def test_login_refusals(gateway):
     assert login(gateway, {"token": "wrong"}).json() == UNAUTHORIZED
     assert login(gateway, {}).json() == UNAUTHORIZED

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.gateway.helpers import assert_error
+from tests.gateway.helpers import assert_error, metric_value
 from tests.support.gateway import free_port
 
 
@@ -55,6 +55,24 @@ def health(gw, token):
     return gw.get("/api/v1/integration/sidecar/health", token=token)
 
 
+def wait_for_health(gw, token, status, timeout=5):
+    deadline = time.monotonic() + timeout
+    while True:
+        reply = health(gw, token)
+        if reply.status == status or time.monotonic() > deadline:
+            assert reply.status == status, reply
+            return reply
+        time.sleep(0.1)
+
+
+def proxy_calls(cluster):
+    """Service proxy requests the API server has served (its own /metrics)."""
+    status, text = cluster.request("GET", "/metrics", raw=True)
+    assert status == 200
+    return metric_value(text.decode(), "apiserver_request_total", resource="services",
+                        subresource="proxy")
+
+
 def test_healthy_sidecar_and_periodic_checks(start_gateway, sidecar, admin_token):
     gw = start_gateway("--sidecar-host", sidecar.url, "--metric-client-check-period", "0.5s")
     reply = health(gw, admin_token)
@@ -67,14 +85,38 @@ def test_healthy_sidecar_and_periodic_checks(start_gateway, sidecar, admin_token
     time.sleep(1.6)
     assert sidecar.checks - seen >= 2  # checked every period without being asked
 
-    sidecar.healthy = False
-    reply = health(gw, admin_token)
-    assert reply.status == 503
+    sidecar.healthy = False  # seen at the next periodic check
+    reply = wait_for_health(gw, admin_token, 503)
     assert reply.json() == {"status": "Failure", "code": 503,
                             "message": "health check answered 500"}
     assert gw.get("/api/v1/integration/sidecar/state").json()["connected"] is False
     sidecar.healthy = True
-    assert health(gw, admin_token).status == 200
+    wait_for_health(gw, admin_token, 200)
+
+
+def test_requests_read_the_last_periodic_check_and_never_check_themselves(
+        start_gateway, sidecar, admin_token):
+    gw = start_gateway("--sidecar-host", sidecar.url, "--metric-client-check-period", "60s")
+    first = gw.get("/api/v1/integration/sidecar/state").json()
+    assert first["connected"] is True
+    for _ in range(5):
+        assert gw.get("/api/v1/integration/sidecar/state").json() == first
+        assert health(gw, admin_token).status == 200
+        assert health(gw, "x").status == 200  # any well-formed Bearer header: no check either
+    assert sidecar.checks == 1  # the start-up check only
+
+
+def test_token_free_state_makes_no_service_identity_calls(start_gateway, cluster, admin_token):
+    # Through the service proxy the check runs as the gateway's own identity.
+    gw = start_gateway("--metric-client-check-period", "60s")
+    assert gw.get("/api/v1/integration/sidecar/state").json()["lastChecked"]
+    before = proxy_calls(cluster)
+    assert before >= 1  # this gateway's start-up check at least
+    for _ in range(5):
+        assert gw.get("/api/v1/integration/sidecar/state").status == 200
+        assert health(gw, admin_token).status == 503
+    # Other gateways of the session check every 30 s: one of theirs may land in between.
+    assert proxy_calls(cluster) - before <= 1
 
 
 def test_unreachable_sidecar_is_503_without_reason(start_gateway, admin_token):

@@ -59,3 +59,16 @@ def test_exposition_shape(gateway):
     # Unknown paths are not counted: random URLs must not grow the label set.
     gateway.get("/api/v1/no-such-thing-%s" % secrets.token_hex(4))
     assert "no-such-thing" not in scrape(gateway)
+
+
+def test_client_label_is_bounded_against_random_user_agents(start_gateway):
+    gw = start_gateway()
+    for i in range(130):
+        assert gw.get("/api/v1/systembanner", headers={"User-Agent": "ua-%d" % i}).status == 200
+    text = scrape(gw)
+    clients = {line.split('client="')[1].split('"')[0] for line in text.splitlines()
+               if line.startswith("apiserver_request_count{")}
+    assert len(clients) == 101 and "other" in clients
+    assert "ua-129" not in clients
+    assert metric_value(text, "apiserver_request_count", client="other",
+                        resource="systembanner") >= 30

@@ -1,5 +1,7 @@
 """Request logging: every request and response, the forwarded client address, no secrets."""
 
+import secrets
+import socket
 import time
 
 from tests.gateway.helpers import full_log
@@ -41,7 +43,8 @@ def test_info_log_has_requests_and_responses_but_no_bodies_or_tokens(start_gatew
 def test_debug_log_shows_sign_in_bodies_redacted_and_still_no_tokens(start_gateway, cluster):
     gw = start_gateway("-v", "debug", "--cache-enabled")
     sign_in(gw, cluster, "198.51.100.2")
-    log = wait_for_line(gw, 'Body of POST /api/v1/login from 198.51.100.2: {"kubeConfig"')
+    # The PUT is the last request: its line, written once its response is out, comes last.
+    log = wait_for_line(gw, 'Body of PUT /settings from 127.0.0.1: {"clusterName":"x"}')
     assert 'Body of POST /api/v1/login from 198.51.100.2: {"token":"<redacted>"}' in log
     assert '{"kubeConfig":"<redacted>"}' in log
     assert 'Body of PUT /settings from 127.0.0.1: {"clusterName":"x"}' in log
@@ -57,3 +60,36 @@ def test_client_address_headers_in_order(start_gateway):
     log = wait_for_line(gw, "Outgoing response to 192.0.2.5")
     for client in ("192.0.2.3", "192.0.2.4", "192.0.2.5"):
         assert "Incoming HTTP/1.1 GET /config request from %s" % client in log
+
+
+def raw_request(gw, lines):
+    """Sends a hand-made HTTP/1.1 request (one a client library would refuse to send)."""
+    host, port = gw.url.rsplit("/", 1)[1].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall("\r\n".join(lines + ["", ""]).encode("latin-1"))
+        return s.recv(200)
+
+
+def test_malformed_requests_are_logged_without_their_header_values(start_gateway):
+    gw = start_gateway()
+    secret = "se" + "cret" + secrets.token_hex(8)
+    # A control character makes Tornado refuse the header (and quote its value at INFO).
+    for value in ("Bearer %s\x7f" % secret, "Bearer se\x7f%s" % secret[2:]):
+        reply = raw_request(gw, ["GET /api/v1/me HTTP/1.1", "Host: x", "Authorization: " + value])
+        assert reply.startswith(b"HTTP/1.1 400")
+    log = wait_for_line(gw, "Malformed HTTP message from")
+    assert secret not in log and secret[2:] not in log
+    assert log.count("Malformed HTTP message from 127.0.0.1 (detail not logged)") == 2
+
+
+def test_terminal_session_ids_stay_out_of_every_log_line(start_gateway):
+    gw = start_gateway("-v", "debug")
+    session = "sess" + secrets.token_hex(6)
+    path = "/api/sockjs/0/%s/xhr" % session
+    refused = gw.request("POST", path, headers={"Origin": "http://evil.example"})
+    assert refused.status == 403
+    assert gw.request("POST", path).status == 200  # our own page's poll opens the session
+    log = wait_for_line(gw, "cross-origin request refused")
+    assert session not in log
+    assert "403 POST /api/sockjs/0/*/xhr (127.0.0.1): cross-origin request refused" in log
+    assert "Incoming HTTP/1.1 POST /api/sockjs/0/*/xhr request from 127.0.0.1" in log

@@ -1,15 +1,17 @@
-"""Pure-logic unit tests of the terminal: frames, session ids and deadline, the exec stream's
-channel decoding, and the shell fallback with stand-in streams (the end-to-end tests in
-test_terminal.py drive the real ones)."""
+"""Pure-logic unit tests of the terminal: frames, session ids, their deadline and limits, the
+exec stream's channel decoding, and the shell fallback with stand-in streams (the end-to-end
+tests in test_terminal.py drive the real ones)."""
 
 import asyncio
 import json
+import resource
 
 import pytest
 
-from dashboard_api.terminal import execstream, protocol, terminal
+from dashboard_api.errors import ApiError
+from dashboard_api.terminal import connection, execstream, protocol, terminal
 from dashboard_api.terminal.execstream import ExecFailed, ExecStream
-from dashboard_api.terminal.sessions import Sessions
+from dashboard_api.terminal.sessions import Sessions, caller_key
 
 # --- frames --------------------------------------------------------------------------------
 
@@ -61,16 +63,87 @@ class Recorder:
 async def test_ids_bind_once_and_expire():
     sessions = Sessions(deadline=0.2)
     first, second = Recorder(), Recorder()
-    a, b = sessions.add(first), sessions.add(second)
+    a, b = sessions.add(first, "me"), sessions.add(second, "me")
     assert len(a) == 32 and int(a, 16) >= 0 and a != b
     assert sessions.bind(a, "conn") is first and first.started_on == "conn"
     assert sessions.bind(a, "again") is None
-    assert sessions.running == {first}
+    assert sessions.running == {first: "me"}
     first.on_end(first)
-    assert sessions.running == set()
+    assert sessions.running == {}
     await asyncio.sleep(0.3)
     assert sessions.pending == {}
     assert sessions.bind(b, "late") is None and second.started_on is None
+
+
+def too_many(sessions, caller):
+    with pytest.raises(ApiError) as refused:
+        sessions.add(Recorder(), caller)
+    assert (refused.value.code, refused.value.reason) == (429, "TooManyRequests")
+    return refused.value.message
+
+
+@pytest.mark.gen_test(timeout=5)
+async def test_waiting_ids_are_limited_per_caller_and_freed_by_bind_and_expiry():
+    sessions = Sessions(deadline=0.2, pending_limit=2, terminal_limit=10)
+    ids = [sessions.add(Recorder(), "me") for _ in range(2)]
+    assert "waiting" in too_many(sessions, "me")
+    assert len(sessions.pending) == 2  # the refused one left nothing behind
+    other = sessions.add(Recorder(), "you")  # another caller is not affected
+    assert sessions.bind(ids[0], "conn") is not None
+    sessions.add(Recorder(), "me")  # a bind frees a waiting place
+    too_many(sessions, "me")
+    await asyncio.sleep(0.3)
+    sessions.add(Recorder(), "me")  # so does the deadline
+    assert sessions.bind(other, "conn") is None
+
+
+@pytest.mark.gen_test(timeout=5)
+async def test_terminals_are_limited_per_caller_waiting_or_running():
+    sessions = Sessions(deadline=0.2, pending_limit=5, terminal_limit=3)
+    started = [sessions.add(Recorder(), "me") for _ in range(2)]
+    running = [sessions.bind(session_id, "conn") for session_id in started]
+    sessions.add(Recorder(), "me")
+    assert "open terminals" in too_many(sessions, "me")
+    sessions.add(Recorder(), "you")
+    running[0].on_end(running[0])  # a terminal that ends frees its place
+    sessions.add(Recorder(), "me")
+    too_many(sessions, "me")
+    running[1].on_end(running[1])
+    await asyncio.sleep(0.3)
+    # All released, and nothing kept for callers who hold nothing.
+    assert not sessions._pending_of and not sessions._terminals_of
+    for _ in range(3):
+        sessions.add(Recorder(), "me")
+    too_many(sessions, "me")
+
+
+def test_caller_key_is_a_digest_not_the_token():
+    key = caller_key("secret-token")
+    assert "secret-token" not in key and len(key) == 64
+    assert key == caller_key("secret-token") != caller_key("secret-token2")
+
+
+# --- the SockJS connection limit --------------------------------------------------------------
+
+
+def test_gate_counts_up_to_its_limit():
+    gate = connection.Gate(2)
+    assert gate.enter() and gate.enter() and not gate.enter()
+    gate.leave()
+    assert gate.enter() and gate.open == 2
+
+
+@pytest.mark.parametrize("soft,expected", [
+    (resource.RLIM_INFINITY, connection.MAX_CONNECTIONS),
+    (1_048_576, connection.MAX_CONNECTIONS),
+    (1024, 256),
+    (2, 1),
+])
+def test_default_connection_limit_leaves_descriptors_to_the_rest(monkeypatch, soft, expected):
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (soft, resource.RLIM_INFINITY))
+    assert connection.default_limit() == expected
+    assert connection.connection_class().gate.limit == expected
+    assert connection.connection_class(7).gate.limit == 7
 
 
 # --- the exec stream's channels -------------------------------------------------------------

@@ -31,12 +31,15 @@ def threads(pid):
 def test_terminals_take_no_thread_and_leave_no_socket(js, own_gateway, admin_token,
                                                       shell_pods):
     gw, pid, count = own_gateway, own_gateway.proc.pid, 30
-    ids = [new_session(gw, admin_token, shell_pods, "web") for _ in range(count)]
+    new_session(gw, admin_token, shell_pods, "web")  # the API server pool is in place (unbound)
     fds_before, threads_before = open_fds(pid), threads(pid)
     names = ["n%d" % n for n in range(count)]
-    for n, (name, session_id) in enumerate(zip(names, ids)):
-        js.open(name, sockjs_url(gw, session_id), bind=session_id,
-                transports=[TRANSPORTS[n % len(TRANSPORTS)]])
+    for n, name in enumerate(names):
+        # One after the other, as the web UI does: ids waiting for a bind are limited.
+        session_id = new_session(gw, admin_token, shell_pods, "web")
+        conn = js.open(name, sockjs_url(gw, session_id), bind=session_id,
+                       transports=[TRANSPORTS[n % len(TRANSPORTS)]])
+        js.wait(lambda: conn.transport or conn.closed, 15, "%s to open" % name)
         js.stdin(name, "echo up-$((%d+100))\r" % n)
     for n, name in enumerate(names):
         js.wait_output(name, "up-%d" % (n + 100), timeout=60)

@@ -11,7 +11,8 @@ import tornado.httpserver
 import tornado.web
 import tornado.websocket
 
-from dashboard_api.terminal import transport
+from dashboard_api import terminal
+from dashboard_api.terminal import connection, transport
 
 FOREIGN = "http://evil.example"
 
@@ -185,3 +186,48 @@ async def test_close_reason_survives_quotes_and_a_busy_poll():
     assert first == 'a["bye"]\n'
     assert second.startswith("c")
     assert json.loads(second[1:]) == [2, reason]
+
+
+async def raw_sockjs(base, name):
+    """A raw SockJS websocket, after its open frame."""
+    ws = await tornado.websocket.websocket_connect(
+        tornado.httpclient.HTTPRequest("%s/000/%s/websocket" % (base.replace("http", "ws", 1),
+                                                                 name), request_timeout=5))
+    assert await ws.read_message() == "o"
+    return ws
+
+
+async def closing_frame(ws):
+    """The close frame the server sends next (heartbeats skipped), as [code, reason]."""
+    while True:
+        message = await asyncio.wait_for(ws.read_message(), 5)
+        assert message is not None, "closed without a close frame"
+        if message.startswith("c"):
+            return json.loads(message[1:])
+
+
+@pytest.mark.gen_test(timeout=20)
+async def test_open_connections_are_limited():
+    app = tornado.web.Application(terminal.sockjs_urls(max_connections=2))
+    server = tornado.httpserver.HTTPServer(app)
+    port = free_port()
+    server.listen(port, "127.0.0.1")
+    base = "http://127.0.0.1:%d%s" % (port, transport.PREFIX)
+    bad_bind = json.dumps([json.dumps({"Op": "bind", "SessionID": "0" * 32})])
+    try:
+        first, second = await raw_sockjs(base, "one"), await raw_sockjs(base, "two")
+        third = await raw_sockjs(base, "three")
+        assert await closing_frame(third) == [2, connection.BUSY]
+        first.close()
+        for attempt in range(50):  # until the server has seen the first one go
+            fourth = await raw_sockjs(base, "four%d" % attempt)
+            fourth.write_message(bad_bind)
+            closed = await closing_frame(fourth)
+            if closed != [2, connection.BUSY]:
+                break
+            await asyncio.sleep(0.1)
+        # Let in this time: it went on to the bind, which names no session.
+        assert closed == [2, connection.UNKNOWN_SESSION]
+        second.close()
+    finally:
+        server.stop()

@@ -7,11 +7,13 @@ import time
 
 import pytest
 
+from dashboard_api.terminal.sessions import PENDING_PER_CALLER
 from tests.terminal.conftest import CONTAINER
 from tests.terminal.jsclient import new_session, sockjs_url
 
 EXITED = (1, "Process exited")
 UNKNOWN = (2, "unknown or expired terminal session")
+NO_BIND = (2, "no terminal session bound within 10 seconds")
 # The shell's own answer, never the terminal's echo of the typed line.
 WHICH_SHELL = 'echo "shell-is-[$0]-bash[${BASH_VERSION:+yes}]"\r'
 
@@ -180,9 +182,12 @@ def test_exec_path_form(js, gateway, admin_token, shell_pods):
 
 def test_many_sessions_at_once(js, gateway, admin_token, shell_pods):
     count = 50
-    ids = [new_session(gateway, admin_token, shell_pods, "web") for _ in range(count)]
-    for n, session_id in enumerate(ids):
-        js.open("s%d" % n, sockjs_url(gateway, session_id), bind=session_id)
+    # One after the other, as the web UI opens them: a caller's ids waiting for their bind
+    # are limited (sessions.PENDING_PER_CALLER), open terminals far less.
+    for n in range(count):
+        session_id = new_session(gateway, admin_token, shell_pods, "web")
+        conn = js.open("s%d" % n, sockjs_url(gateway, session_id), bind=session_id)
+        js.wait(lambda: conn.transport or conn.closed, 15, "s%d to open" % n)
     for n in range(count):
         js.stdin("s%d" % n, "echo n-$((%d*1000+7))\r" % n)
     for n in range(count):
@@ -191,6 +196,23 @@ def test_many_sessions_at_once(js, gateway, admin_token, shell_pods):
         js.stdin("s%d" % n, "exit\r")
     for n in range(count):
         assert js.wait_closed("s%d" % n, timeout=30) == EXITED
+
+
+def test_a_connection_that_binds_nothing_is_closed_after_10_seconds(js, gateway, admin_token,
+                                                                   shell_pods):
+    # Heartbeats would keep these open for ever; each holds a socket of the gateway.
+    for transport in ("websocket", "xhr-polling"):
+        js.open(transport, sockjs_url(gateway, "x"), transports=[transport])
+    open_terminal(js, gateway, admin_token, shell_pods, "web", name="bound")
+    opened = time.monotonic()
+    js.wait(lambda: all(js.conns[t].transport for t in ("websocket", "xhr-polling")), 15,
+            "the unbound connections to open")
+    for transport in ("websocket", "xhr-polling"):
+        assert js.wait_closed(transport, timeout=15) == NO_BIND
+    assert time.monotonic() - opened > 9.5
+    js.stdin("bound", "echo still-here-$((8*8))\r")  # a bound connection has no deadline
+    js.wait_output("bound", "still-here-64")
+    assert js.conns["bound"].closed is None
 
 
 # --- the shell-session endpoint's HTTP answers -----------------------------------------------
@@ -247,3 +269,49 @@ def test_missing_container_is_404(gateway, admin_token, shell_pods):
     reply = gateway.get(shell_path(shell_pods, container="sidecar"), token=admin_token)
     assert reply.status == 404, reply
     assert 'container "sidecar" not found' in reply.json()["message"]
+
+
+@pytest.fixture(scope="module")
+def exec_user(cluster, shell_pods):
+    """The token of a service account that may exec in the shell pods' namespace: a caller of
+    its own, so that filling its session limit disturbs no other test."""
+    name = "shell-user"
+    status, body = cluster.request("POST", f"/api/v1/namespaces/{shell_pods}/serviceaccounts",
+                                   {"metadata": {"name": name}})
+    assert status == 201, body
+    status, body = cluster.request(
+        "POST", f"/apis/rbac.authorization.k8s.io/v1/namespaces/{shell_pods}/rolebindings", {
+            "metadata": {"name": name + "-edit"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                        "name": "edit"},
+            "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": shell_pods}]})
+    assert status == 201, body
+    token = cluster.service_account_token(shell_pods, name)
+    review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+              "spec": {"resourceAttributes": {"namespace": shell_pods, "verb": "create",
+                                              "resource": "pods", "subresource": "exec"}}}
+    cluster.wait_for(lambda: cluster.request(
+        "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", review,
+        token=token)[1].get("status", {}).get("allowed"), timeout=30, what="exec right")
+    return token
+
+
+def test_waiting_sessions_are_limited_per_caller(js, gateway, admin_token, shell_pods,
+                                                 exec_user):
+    waiting = [new_session(gateway, exec_user, shell_pods, "web")
+               for _ in range(PENDING_PER_CALLER)]
+    for path in (shell_path(shell_pods), f"/api/v1/exec/{shell_pods}/web/{CONTAINER}"):
+        reply = gateway.get(path, token=exec_user)
+        assert reply.status == 429, reply
+        body = reply.json()
+        assert body["reason"] == "TooManyRequests" and body["code"] == 429
+        assert body["status"] == "Failure" and "waiting" in body["message"]
+        assert "id" not in body
+    # Another caller is not affected.
+    new_session(gateway, admin_token, shell_pods, "web")
+    # A bind frees exactly one place: the refused requests created nothing.
+    js.open("t", sockjs_url(gateway, waiting[0]), bind=waiting[0])
+    js.stdin("t", "echo bound-$((2+5))\r")
+    js.wait_output("t", "bound-7")
+    new_session(gateway, exec_user, shell_pods, "web")
+    assert gateway.get(shell_path(shell_pods), token=exec_user).status == 429

@@ -123,16 +123,37 @@ def test_spent_nonces_are_forgotten_after_expiry():
     assert len(t._spent) == 1
 
 
-def test_spent_store_is_bounded():
+def test_full_spent_store_forgets_expired_then_oldest_and_never_refuses_fresh_tokens():
     clock = Clock()
     t = tokens(clock, ttl=10, max_spent=3)
-    for _ in range(3):
-        t.check("a", t.issue("a"))
-    assert reason_of(lambda: t.check("a", t.issue("a"))) == "Busy"
+    first = t.issue("a")
+    t.check("a", first)
     clock.now += 5
-    fresh = t.issue("a")
-    clock.now += 6  # the first three expired, the fresh one has not
-    t.check("a", fresh)
+    second = t.issue("a")
+    t.check("a", second)
+    clock.now += 1
+    third = t.issue("a")
+    t.check("a", third)
+    clock.now += 5  # `first` has expired, the other two have not
+    fourth = t.issue("login")
+    t.check("login", fourth)
+    assert len(t._spent) == 3
+    assert reason_of(lambda: t.check("a", second)) == "Reused"
+    assert reason_of(lambda: t.check("a", third)) == "Reused"
+    # Full of live nonces: a fresh token is still accepted; the one closest to expiry goes.
+    fifth = t.issue("login")
+    t.check("login", fifth)
+    assert len(t._spent) == 3
+    for spent, action in ((third, "a"), (fourth, "login"), (fifth, "login")):
+        assert reason_of(lambda: t.check(action, spent)) == "Reused"
+
+
+def test_flooding_the_spent_store_does_not_block_sign_in():
+    t = tokens(Clock(), max_spent=50)
+    for _ in range(200):
+        t.check("can-i", t.issue("can-i"))
+    t.check("login", t.issue("login"))
+    assert len(t._spent) == 50
 
 
 def test_guard_maps_refusals_to_401_with_the_cause():

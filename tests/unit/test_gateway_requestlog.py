@@ -1,5 +1,6 @@
 """Request logging: client address order and what a body may show."""
 
+import logging
 from types import SimpleNamespace
 
 from tornado.httputil import HTTPHeaders
@@ -59,3 +60,45 @@ def test_terminal_session_ids_in_queries_are_not_shown():
     # sockjs-client repeats the page's query (the terminal session id) on its info request.
     req = SimpleNamespace(path="/api/sockjs/info", query="3f2a9c0d1e&t=1700000000")
     assert requestlog.describe_uri(req) == "/api/sockjs/info"
+
+
+def test_sockjs_session_ids_are_not_shown():
+    for path, shown in (("/api/sockjs/0/abc123/xhr_send", "/api/sockjs/0/*/xhr_send"),
+                        ("/api/sockjs/123/abc123/websocket", "/api/sockjs/123/*/websocket"),
+                        ("/api/sockjs/0/abc123", "/api/sockjs/0/*"),
+                        ("/api/sockjs/info", "/api/sockjs/info")):
+        assert requestlog.describe_uri(SimpleNamespace(path=path, query="")) == shown
+        assert requestlog.describe_uri(SimpleNamespace(path=path, query="t=1")) == shown
+
+
+def record(msg, *args, name="tornado.general"):
+    return logging.LogRecord(name, logging.WARNING, __file__, 1, msg, args, None)
+
+
+def filtered(rec):
+    assert requestlog.TornadoLogFilter().filter(rec) is True  # the event is kept
+    return rec.getMessage()
+
+
+def test_tornado_refusals_of_terminal_requests_lose_the_session_id():
+    # RequestHandler.log_exception's own format for an HTTPError with a log message.
+    rec = record("%d %s: %s", 403, "POST /api/sockjs/0/abc123/xhr?x=abc123 (10.0.0.1)",
+                 "cross-origin request refused")
+    assert filtered(rec) == \
+        "403 POST /api/sockjs/0/*/xhr (10.0.0.1): cross-origin request refused"
+    rec = record("Uncaught exception %s\n%r", "GET /api/sockjs/1/abc123/websocket (::1)",
+                 SimpleNamespace(uri="/api/sockjs/1/abc123/websocket"))
+    assert "abc123" not in filtered(rec)
+    claim = record("Attempted to attach to session abc123 (10.0.0.1) from different IP "
+                   "(10.0.0.2)")
+    assert filtered(claim) == "Attempted to attach to session * (10.0.0.1) from different IP " \
+        "(10.0.0.2)"
+    other = record("%d %s: %s", 404, "GET /api/v1/pod/x (10.0.0.1)", "gone")
+    assert filtered(other) == "404 GET /api/v1/pod/x (10.0.0.1): gone"
+
+
+def test_malformed_request_records_keep_the_event_but_not_the_detail():
+    error = ValueError("Invalid header value 'Bearer s3cret\\x7f'")
+    rec = record("Malformed HTTP message from %s: %s", "10.0.0.1", error)
+    assert filtered(rec) == "Malformed HTTP message from 10.0.0.1 (detail not logged)"
+

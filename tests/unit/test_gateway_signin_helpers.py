@@ -44,8 +44,28 @@ def test_token_of_the_current_context():
     (KUBECONFIG.replace('{token: " token-b "}', "{client-certificate: /etc/c}"), "no token"),
     (KUBECONFIG.replace('{token: " token-b "}', "{tokenFile: /etc/passwd}"), "no token"),
     (KUBECONFIG.replace("current-context: b\n", ""), "no current-context"),
+    ("[" * 5000 + "]" * 5000, "not valid YAML"),  # too deep for the parser
 ])
 def test_unusable_kubeconfigs(content, message):
+    with pytest.raises(KubeconfigError, match=message):
+        token_from_kubeconfig(content)
+
+
+# Wrong types where the kubeconfig format has mappings and lists: refused with a clear reason.
+MALFORMED = [
+    ("contexts: 5\ncurrent-context: x", "contexts must be a list"),
+    ("contexts: [5]", "every entry of the kubeconfig's contexts must be a mapping"),
+    ("contexts: [{name: x, context: 5}]\ncurrent-context: x", "context 'x' must be a mapping"),
+    ("contexts: [{name: x, context: {user: u}}]\nusers: [{name: u, user: 5}]",
+     "user 'u' must be a mapping"),
+    ("contexts: [{name: x, context: {user: u}}]\nusers: 5", "users must be a list"),
+    ("contexts: [{name: x, context: {user: u}}]\nusers: [[u]]",
+     "every entry of the kubeconfig's users must be a mapping"),
+]
+
+
+@pytest.mark.parametrize("content, message", MALFORMED)
+def test_wrongly_typed_kubeconfigs(content, message):
     with pytest.raises(KubeconfigError, match=message):
         token_from_kubeconfig(content)
 

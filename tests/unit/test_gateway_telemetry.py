@@ -70,3 +70,23 @@ def test_label_values_are_escaped():
 def test_runtime_collectors_are_optional():
     assert "process_" not in Telemetry().exposition().decode()
     assert "process_cpu_seconds_total" in Telemetry(runtime=True).exposition().decode()
+
+
+def test_client_label_values_are_bounded():
+    t = Telemetry(clock=Clock(), max_clients=3)
+    for i in range(50):
+        t.record("GET", "pod", "agent-%d" % i, "application/json", 200, 0.0)
+    t.record("GET", "pod", "agent-1", "application/json", 200, 0.0)
+    text = t.exposition().decode()
+    clients = set(re.findall(r'apiserver_request_count\{client="([^"]*)"', text))
+    assert clients == {"agent-0", "agent-1", "agent-2", "other"}
+    assert sample(text, 'apiserver_request_count{client="other"') == 47
+    assert sample(text, 'apiserver_request_count{client="agent-1"') == 2
+
+
+def test_default_client_bound():
+    t = Telemetry(clock=Clock())
+    for i in range(300):
+        t.record("GET", "pod", "ua-%d" % i, "application/json", 200, 0.0)
+    text = t.exposition().decode()
+    assert len(set(re.findall(r'apiserver_request_count\{client="([^"]*)"', text))) == 101

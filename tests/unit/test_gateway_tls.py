@@ -42,6 +42,17 @@ def test_generated_certificate_is_p256_and_reused(tmp_path):
     assert load(cert_path).serial_number == first  # reused on restart
 
 
+def test_a_replaced_key_file_is_made_private(tmp_path):
+    o = opts(tmp_path, auto_generate_certificates=True)
+    key_path = tmp_path / "certs" / tls.KEY_NAME
+    key_path.parent.mkdir()
+    key_path.write_text("stale")
+    os.chmod(key_path, 0o644)
+    tls.certificate_files(o)
+    assert os.stat(key_path).st_mode & 0o777 == 0o600
+    assert "PRIVATE KEY" in key_path.read_text()
+
+
 def test_expiring_or_mismatched_pairs_are_replaced(tmp_path):
     o = opts(tmp_path, auto_generate_certificates=True)
     cert_path, key_path = tls.certificate_files(o)
