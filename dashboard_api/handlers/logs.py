@@ -68,6 +68,15 @@ def log_params(container, previous, extra):
     return params
 
 
+async def open_log(handle, pods, namespace, pod, container, previous, extra, timeout):
+    """The container's log as a stream; a missing previous instance is a 400."""
+    try:
+        return await handle.stream(pods.path(namespace, pod, "log"),
+                                   log_params(container, previous, extra), timeout=timeout)
+    except ApiError as exc:
+        raise previous_error(exc, previous)
+
+
 def previous_error(exc, previous):
     """The API server's answer when the previous instance's log is gone, as a clear 400."""
     if previous and exc.code in (400, 404):
@@ -96,12 +105,8 @@ class LogHandler(BaseHandler):
         if since is not None:
             extra["sinceTime"] = since
         buffer = LogBuffer(plan)
-        try:
-            stream = await handle.stream(pods.path(namespace, pod, "log"),
-                                         log_params(container, previous, extra),
-                                         timeout=self.ctx.cluster.timeout)
-        except ApiError as exc:
-            raise previous_error(exc, previous)
+        stream = await open_log(handle, pods, namespace, pod, container, previous, extra,
+                                self.ctx.cluster.timeout)
         try:
             # Bounded: the buffer keeps at most its budget, and a read from the beginning stops
             # once the budget is full (the API server's limitBytes already caps it).
@@ -157,12 +162,8 @@ class LogFileHandler(BaseHandler):
         if previous:
             require_previous(pod_obj, container)
         extra = {"timestamps": "true"} if timestamps else {}
-        try:
-            stream = await handle.stream(pods.path(namespace, pod, "log"),
-                                         log_params(container, previous, extra),
-                                         timeout=self.ctx.cluster.timeout)
-        except ApiError as exc:
-            raise previous_error(exc, previous)
+        stream = await open_log(handle, pods, namespace, pod, container, previous, extra,
+                                self.ctx.cluster.timeout)
         try:
             self.set_header("Content-Type", "text/plain; charset=utf-8")
             self.set_header("Content-Disposition", 'attachment; filename="logs-from-%s-in-%s%s.log"'
