@@ -43,7 +43,6 @@ from the CRD (its ``/crd/{ns}/{crd}/...`` routes do not fit the table's shapes).
 from dashboard_api import dataselect
 from dashboard_api.summaries import autoscaling, cluster, config, crds, cronjobs, events, \
     networking, pods, policy, rbac, services, storage, workloads
-from dashboard_api.summaries.common import RESTARTABLE, SCALABLE
 
 
 class Kind:
@@ -70,14 +69,6 @@ class Kind:
         self.page_needs = page_needs
         self.finish = finish
         self.keep = keep
-
-    @property
-    def scalable(self):
-        return self.name in SCALABLE
-
-    @property
-    def restartable(self):
-        return self.name in RESTARTABLE
 
     def sublist(self, suffix):
         for sub in self.sublists:

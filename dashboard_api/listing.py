@@ -33,9 +33,6 @@ MAX_CHUNKS = 2000     # bound on continue pages of one list (a million objects)
 # event loop it would hold up every other request (tens of ms for 2,000 pods).
 OFF_LOOP_ITEMS = 200
 DECORATORS = []       # see the module docstring
-# The specification's envelope names its array `items`; the web UI reads the per-kind key
-# (`pods`, `deployments`...). Lists whose key is not `items` carry both (the same array).
-ALSO_ITEMS = True
 
 
 class ChunkedList:
@@ -152,9 +149,9 @@ class Fetch:
 
 
 def envelope(kind, items, total, status=None):
-    out = {"listMeta": {"totalItems": total}, kind.list_key: items}
-    if ALSO_ITEMS and kind.list_key != "items":
-        out["items"] = items
+    # The specification's envelope names its array `items`; the web UI reads the per-kind key
+    # (`pods`, `deployments`...). Lists whose key is not `items` carry both (the same array).
+    out = {"listMeta": {"totalItems": total}, kind.list_key: items, "items": items}
     if kind.list_status is not None:
         out["status"] = status or resource_status()
     if kind.metrics:

@@ -15,7 +15,7 @@ class Route:
 
     ``csrf`` says whether POSTs to it need a CSRF token; the token's action is the first path
     segment after ``/api/v1/`` (as upstream binds it). ``component`` is the part of the product
-    that serves it (api, auth, web, sidecar), used by the deployment modes.
+    that serves it (api, auth, web), used by the deployment modes.
     """
 
     def __init__(self, template, handler, name, csrf=True, component="api", kwargs=None,

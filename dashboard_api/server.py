@@ -1,8 +1,8 @@
 """Builds the Tornado application of the gateway from the options and the route table.
 
 The gateway routes by path to the components of the running mode: ``dashboard`` serves the API,
-authentication, web and sidecar-facing routes (and the UI files with --web-root); ``api`` serves
-only the API component's routes.
+authentication and web routes (and the UI files with --web-root); ``api`` serves only the API
+component's routes. The metrics sidecar is a process of its own, reached by its URL.
 """
 
 import logging
@@ -19,7 +19,7 @@ from dashboard_api.metrics.sidecar import SidecarClient
 
 log = logging.getLogger("dashboard_api")
 
-COMPONENTS = {"dashboard": ("api", "auth", "web", "sidecar"), "api": ("api",)}
+COMPONENTS = {"dashboard": ("api", "auth", "web"), "api": ("api",)}
 
 
 def served_routes(mode):

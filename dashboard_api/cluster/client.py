@@ -20,6 +20,7 @@ from dashboard_api.errors import ApiError, from_apiserver
 # of the decode time, and they hold no cycles. Raised thresholds keep it out of the way.
 gc.set_threshold(100_000, 50, 100)
 
+SELF_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 IMPERSONATION_PREFIXES = ("impersonate-user", "impersonate-group", "impersonate-extra-",
                           "impersonate-uid")
 
@@ -167,6 +168,14 @@ class Handle:
 
     async def get(self, path, params=None):
         return await self.request("GET", path, params)
+
+    async def can_i(self, **attributes):
+        """Whether the caller may do ``verb`` on ``resource`` (and namespace, name, group,
+        subresource), asked of the API server as a SelfSubjectAccessReview."""
+        review = await self.request("POST", SELF_REVIEWS, body={
+            "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": attributes}})
+        return bool(((review or {}).get("status") or {}).get("allowed"))
 
     async def stream(self, path, params=None, timeout=None):
         """A GET whose body is read in chunks (logs). Errors raise the mapped ApiError."""

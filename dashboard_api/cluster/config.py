@@ -29,7 +29,6 @@ class ClusterConfig:
         self.host = base.host.rstrip("/")
         self.verify = bool(base.verify_ssl)
         self.ca_file = base.ssl_ca_cert
-        self.tls_server_name = getattr(base, "tls_server_name", None)
         self._base = base
         self.user_pool = _pool(_without_credentials(base), pool_size)
         self.service_pool = _pool(base, pool_size) if service_identity else None
@@ -42,7 +41,10 @@ class ClusterConfig:
         return {"Authorization": value} if value else {}
 
     def ssl_context(self):
-        """A client TLS context for user calls made outside urllib3 (WebSocket streams)."""
+        """A client TLS context for user calls made outside urllib3 (WebSocket streams).
+
+        It checks the certificate against the host of the server's URL: a kubeconfig's
+        tls-server-name, which the urllib3 pools honour, is not applied to these streams."""
         if not self.host.startswith("https"):
             return None
         ctx = ssl.create_default_context(cafile=self.ca_file) if self.ca_file \

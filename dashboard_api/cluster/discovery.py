@@ -17,15 +17,14 @@ from dashboard_api.errors import ApiError
 class Resource:
     """One served resource: where it lives and what it is."""
 
-    __slots__ = ("group", "version", "plural", "kind", "namespaced", "verbs", "subresources")
+    __slots__ = ("group", "version", "plural", "kind", "namespaced", "subresources")
 
-    def __init__(self, group, version, plural, kind, namespaced, verbs, subresources):
+    def __init__(self, group, version, plural, kind, namespaced, subresources):
         self.group = group
         self.version = version
         self.plural = plural
         self.kind = kind
         self.namespaced = namespaced
-        self.verbs = verbs
         self.subresources = subresources
 
     @property
@@ -154,7 +153,7 @@ def parse_resource_list(group, version, doc):
             subresources.setdefault(parent, []).append(sub)
             continue
         resources[name] = Resource(group, version, name, r.get("kind", ""),
-                                   bool(r.get("namespaced")), tuple(r.get("verbs", ())), [])
+                                   bool(r.get("namespaced")), [])
     for parent, subs in subresources.items():
         if parent in resources:
             resources[parent].subresources = subs

@@ -6,23 +6,16 @@ SockJS within 10 seconds. A caller at their session limit gets 429 (terminal/ses
 """
 
 import re
-import urllib.parse
 
 from dashboard_api.errors import ApiError, bad_request, from_apiserver, not_found
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.routes import Route
+from dashboard_api.terminal.execstream import pod_path
 from dashboard_api.terminal.sessions import SESSIONS, caller_key
 from dashboard_api.terminal.terminal import Terminal
 
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
-
-
-def pod_path(namespace, pod, subresource=None):
-    path = "/api/v1/namespaces/%s/pods/%s" % (urllib.parse.quote(namespace, safe=""),
-                                              urllib.parse.quote(pod, safe=""))
-    return path + "/" + subresource if subresource else path
 
 
 def check_names(namespace, pod, container):
@@ -36,12 +29,8 @@ def check_names(namespace, pod, container):
 
 async def require_exec(handle, namespace, pod):
     """403 unless the caller may create pods/exec on the pod, with the API server's message."""
-    review = await handle.request("POST", REVIEWS, body={
-        "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
-        "spec": {"resourceAttributes": {"namespace": namespace, "verb": "create",
-                                        "resource": "pods", "subresource": "exec",
-                                        "name": pod}}})
-    if (review or {}).get("status", {}).get("allowed"):
+    if await handle.can_i(namespace=namespace, verb="create", resource="pods",
+                          subresource="exec", name=pod):
         return
     # The review does not say who the caller is. The API server's own refusal does, and it
     # comes before anything else: an exec POST without an upgrade never reaches a container.

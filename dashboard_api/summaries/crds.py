@@ -67,7 +67,7 @@ def resource_of(obj):
     spec = obj.get("spec") or {}
     names = spec.get("names") or {}
     return Resource(spec.get("group", ""), version.get("name", ""), names.get("plural", ""),
-                    names.get("kind", ""), spec.get("scope") == "Namespaced", (),
+                    names.get("kind", ""), spec.get("scope") == "Namespaced",
                     _subresources(obj))
 
 

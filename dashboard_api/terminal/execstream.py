@@ -14,6 +14,7 @@ import tornado.iostream
 import tornado.websocket
 import ujson
 
+from dashboard_api.cluster.discovery import segment
 from dashboard_api.errors import from_apiserver
 
 PROTOCOL = "v4.channel.k8s.io"
@@ -40,14 +41,18 @@ def _ssl_context(config):
     return _contexts[config]
 
 
+def pod_path(namespace, pod, subresource=None):
+    path = "/api/v1/namespaces/%s/pods/%s" % (segment(namespace), segment(pod))
+    return path + "/" + subresource if subresource else path
+
+
 def exec_url(host, namespace, pod, container, command):
     query = urllib.parse.urlencode([("container", container), ("command", command),
                                     ("stdin", "true"), ("stdout", "true"),
                                     ("stderr", "true"), ("tty", "true")])
-    path = "/api/v1/namespaces/%s/pods/%s/exec" % (urllib.parse.quote(namespace, safe=""),
-                                                   urllib.parse.quote(pod, safe=""))
     scheme, rest = host.split("://", 1)
-    return "%s://%s%s?%s" % ("wss" if scheme == "https" else "ws", rest, path, query)
+    return "%s://%s%s?%s" % ("wss" if scheme == "https" else "ws", rest,
+                             pod_path(namespace, pod, "exec"), query)
 
 
 async def open_stream(handle, namespace, pod, container, command):

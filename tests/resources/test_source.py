@@ -3,9 +3,11 @@ Runs the listing code in-process against the local cluster (no gateway)."""
 
 import pytest
 
-from dashboard_api import options
+from dashboard_api import kinds, listing, options
 from dashboard_api.cluster import Cluster
 from dashboard_api.cluster import config as cluster_config
+from dashboard_api.dataselect import Query
+from dashboard_api.errors import ApiError
 from dashboard_api.listing import ChunkedList
 from dashboard_api.reads import Namespaces
 from tests.resources import kube
@@ -23,25 +25,44 @@ class CountingHandle:
         return await self.handle.get(path, params)
 
 
-async def list_pods(cluster, token, namespaces, chunk, labels=None):
-    real = Cluster(cluster_config.load(options.parse(
+class ExpiringHandle(CountingHandle):
+    """The real handle, except that its first continue call answers 410 Gone, as the API server
+    does once etcd has compacted the revision behind the token."""
+
+    async def get(self, path, params=None):
+        if "continue" in (params or {}) and not any("continue" in p for _, p in self.gets):
+            self.gets.append((path, dict(params)))
+            raise ApiError(410, "The provided continue parameter is too old", "Expired")
+        return await super().get(path, params)
+
+
+def real_cluster(cluster):
+    return Cluster(cluster_config.load(options.parse(
         ["--apiserver-host", cluster.url, "--apiserver-ca-bundle", cluster.ca_file])))
+
+
+async def list_pods(cluster, token, namespaces, chunk, labels=None, wrap=CountingHandle):
+    real = real_cluster(cluster)
     try:
         handle = real.handle(token)
         resource = await real.discovery.resolve(handle, "", "pods", ("v1",))
-        counting = CountingHandle(handle)
+        counting = wrap(handle)
         items = await ChunkedList(chunk).list(counting, resource, namespaces, labels)
         return items, counting.gets
     finally:
         real.executor.shutdown()
 
 
+def pending_pods(cluster, namespace, count):
+    for i in range(count):
+        kube.pod(cluster, namespace, "p%d" % i, labels={"app": "x", "n": str(i % 2)},
+                 nodeName="no-such-node")
+
+
 # The budget includes the blocking pod creations that run on the loop before the lists.
 @pytest.mark.gen_test(timeout=60)
 async def test_chunked_list_follows_continue(cluster, namespace, other_namespace, admin_token):
-    for i in range(5):
-        kube.pod(cluster, namespace, "p%d" % i, labels={"app": "x", "n": str(i % 2)},
-                 nodeName="no-such-node")
+    pending_pods(cluster, namespace, 5)
     kube.pod(cluster, other_namespace, "q", labels={"app": "x", "n": "1"},
              nodeName="no-such-node")
 
@@ -58,3 +79,48 @@ async def test_chunked_list_follows_continue(cluster, namespace, other_namespace
     assert {path for path, _ in gets} == {"/api/v1/namespaces/%s/pods" % namespace,
                                           "/api/v1/namespaces/%s/pods" % other_namespace}
     assert all(params["labelSelector"] == "n=1" for _, params in gets)
+
+
+@pytest.mark.gen_test(timeout=60)
+async def test_expired_continue_lists_again_in_one_piece(cluster, namespace, admin_token):
+    pending_pods(cluster, namespace, 5)
+
+    items, gets = await list_pods(cluster, admin_token, Namespaces.one(namespace), chunk=2,
+                                  labels="app=x", wrap=ExpiringHandle)
+    assert sorted(p["metadata"]["name"] for p in items) == ["p0", "p1", "p2", "p3", "p4"]
+    # First chunk, the continue call that got 410, then the restart without limit/continue.
+    assert len(gets) == 3 and gets[1][1]["continue"]
+    assert gets[2][1] == {"labelSelector": "app=x"}
+
+
+@pytest.mark.gen_test(timeout=60)
+async def test_long_lists_are_summarised_in_the_executor(cluster, namespace, admin_token,
+                                                         monkeypatch):
+    pending_pods(cluster, namespace, 5)
+    real = real_cluster(cluster)
+    ran = []
+    run = real.executor.run
+
+    async def counting_run(fn, *args, **kwargs):
+        ran.append(fn)
+        return await run(fn, *args, **kwargs)
+
+    monkeypatch.setattr(real.executor, "run", counting_run)
+    query = Query(sorts=[("name", False)], items_per_page=3, page=1)
+
+    async def pod_list():
+        fetch = listing.Fetch(real.handle(admin_token), real)
+        return await listing.list_kind(fetch, kinds.get("pod"), Namespaces.one(namespace),
+                                       query)
+
+    try:
+        on_loop = await pod_list()
+        assert listing.summarise not in ran
+        monkeypatch.setattr(listing, "OFF_LOOP_ITEMS", 1)
+        off_loop = await pod_list()
+    finally:
+        real.shutdown()
+    assert ran.count(listing.summarise) == 1
+    assert off_loop == on_loop
+    assert on_loop["listMeta"]["totalItems"] == 5 and on_loop["status"]["pending"] == 5
+    assert [p["objectMeta"]["name"] for p in on_loop["pods"]] == ["p4", "p3", "p2"]
