@@ -30,7 +30,7 @@ How to add a kind (one row plus a small module):
   1. write ``dashboard_api/summaries/<family>.py`` with pure functions ``item(obj, rel)`` and
      ``detail(obj, rel)`` building the reference's wire shape (use summaries.common.object_meta
      and type_meta; put ``"errors": []`` in the detail when it has an errors field), plus any
-     Sublist objects of the kind (see summaries/events.py ``resource_events`` for the usual
+     Sublist objects of the kind (see summaries/events.py ``RESOURCE_EVENTS`` for the usual
      ``.../event`` route);
   2. add ``Kind(...)`` to ``TABLE`` below. The list, detail and sublist routes appear by
      themselves (handlers/resources.py); write tests in tests/resources/.
@@ -80,7 +80,7 @@ class Kind:
         return "Kind(%s)" % self.name
 
 
-_EVENTS = events.resource_events()
+_EVENTS = events.RESOURCE_EVENTS
 
 TABLE = [
     Kind("pod", "", "pods", True, "pods", pods.item, list_needs=("events",),
@@ -163,9 +163,10 @@ TABLE = [
          sublists=(rbac.ACCOUNT_SECRETS, rbac.ACCOUNT_PULL_SECRETS)),
     Kind("poddisruptionbudget", "policy", "poddisruptionbudgets", True, "items", policy.budget,
          versions=("v1", "v1beta1"), detail=policy.budget_detail),
+    # The CRD's detail route is in handlers/customresources.py: its objects' list needs a Kind
+    # built from the CRD.
     Kind("crd", "apiextensions.k8s.io", "customresourcedefinitions", False, "items", crds.item,
-         properties=crds.PROPERTIES, detail=crds.detail, detail_needs=crds.detail_needs,
-         keep=crds.has_served_version),
+         properties=crds.PROPERTIES, keep=crds.has_served_version),
 ]
 
 KINDS = {k.name: k for k in TABLE}

@@ -1,6 +1,4 @@
 """Shared fixtures: one real local cluster per test session (tests/cluster/)."""
-import secrets
-
 import pytest
 
 from tests.cluster.controlplane import ClusterStartError, LocalCluster
@@ -43,9 +41,6 @@ def norights_token(cluster):
 @pytest.fixture
 def namespace(cluster):
     """A fresh namespace that already accepts pods; deleted (not awaited) afterwards."""
-    name = "t-" + secrets.token_hex(4)
-    status, body = cluster.request("POST", "/api/v1/namespaces", {"metadata": {"name": name}})
-    assert status == 201, f"creating namespace {name}: {status} {body}"
-    cluster.wait_namespace_ready(name)
+    name = cluster.new_namespace()
     yield name
     cluster.request("DELETE", f"/api/v1/namespaces/{name}")

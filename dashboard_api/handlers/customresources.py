@@ -1,21 +1,22 @@
-"""The objects of a custom resource definition (reference §4.5, §5.5):
+"""Custom resource definitions and their objects (reference §4.5, §5.5):
 
+``/api/v1/crd/{crd}`` (the CRD's detail with its first ten objects),
 ``/api/v1/crd/{namespace}/{crd}/object`` (list; the namespace segment takes the list syntax and
 is ignored for cluster-scoped CRDs), ``.../{object}`` (detail) and ``.../{object}/event``.
 ``{crd}`` is the CRD's name (``plural.group``). The CRD is read with the caller's token first;
-its first served version says where the objects live. The CRD list and detail are ordinary
-rows of the kinds table.
+its first served version says where the objects live. The CRD list is an ordinary row of the
+kinds table; the detail is here because its objects' Kind is built from the CRD.
 """
 
 from dashboard_api import dataselect, kinds, listing
+from dashboard_api.dataselect import FIRST_TEN
 from dashboard_api.errors import not_found
 from dashboard_api.handlers.resources import ResourceHandler
-from dashboard_api.reads import ALL, Namespaces
+from dashboard_api.reads import ALL, Namespaces, Need
 from dashboard_api.routes import Route
 from dashboard_api.summaries import crds, events
+from dashboard_api.summaries.common import Related
 from dashboard_api.summaries.common import name as name_of
-
-_EVENTS = events.resource_events()
 
 
 def object_kind(crd, resource):
@@ -23,6 +24,22 @@ def object_kind(crd, resource):
     return kinds.Kind(name_of(crd), resource.group, resource.plural, resource.namespaced,
                       "items", crds.object_summary(crd), versions=(resource.version,),
                       properties=dataselect.COMMON)
+
+
+class DefinitionDetailHandler(ResourceHandler):
+    async def get(self, name):
+        fetch, _ = self.start()
+        definition = await fetch.get(kinds.get("crd"), None, name)
+        resource = crds.resource_of(definition)
+        objects = {"listMeta": {"totalItems": 0}, "items": []}  # it serves no version
+        if resource is not None:
+            # A related read: a 403 leaves no objects and the error in the detail's errors.
+            rel = await fetch.gather([Need("objects", resource, ALL)], Related())
+            objects = await listing.assemble(fetch, object_kind(definition, resource),
+                                             rel["objects"], ALL, FIRST_TEN)
+        out = crds.detail(definition, objects)
+        out["errors"] = fetch.errors
+        self.write_json(out)
 
 
 class CustomObjectHandler(ResourceHandler):
@@ -64,12 +81,16 @@ class ObjectEventsHandler(CustomObjectHandler):
     async def get(self, namespace, crd, name):
         fetch, query = self.start()
         _, obj = await self.parent(fetch, namespace, crd, name)
-        self.write_json(await listing.sublist(fetch, obj, _EVENTS, query, self.arg))
+        self.write_json(await listing.sublist(fetch, obj, events.RESOURCE_EVENTS, query,
+                                              self.arg))
 
 
 _BASE = "/api/v1/crd/{namespace}/{crd}"
 
 ROUTES = [
+    # Named and described as the kinds table's generated detail routes are.
+    Route("/api/v1/crd/{name}", DefinitionDetailHandler, "crd-detail",
+          summary="Reads one crd with its related objects"),
     Route(_BASE + "/object", ObjectListHandler, "crd-object-list",
           summary="Lists the objects of a custom resource definition"),
     Route(_BASE + "/{name}", ObjectDetailHandler, "crd-object-detail",

@@ -4,7 +4,7 @@ import logging
 
 import tornado.iostream
 
-from dashboard_api import kinds
+from dashboard_api import kinds, listing
 from dashboard_api.errors import ApiError, bad_request, not_found
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.logs import sources
@@ -13,6 +13,7 @@ from dashboard_api.logs.lines import parse_rfc3339
 from dashboard_api.logs.selection import (BEGINNING, END, NEWEST, OLDEST, PAGE_LINES, LineId,
                                           Selection)
 from dashboard_api.routes import Route
+from dashboard_api.summaries.common import Related
 
 log = logging.getLogger("dashboard_api.handlers.logs")
 
@@ -23,15 +24,10 @@ FLUSH_BYTES = 256 << 10
 VIEW_CHUNK = 64 << 10
 
 
-async def resolve(handle, discovery, kind):
-    """Where a kind of the kinds table is served (versions by discovery)."""
-    row = kinds.get(kind)
-    return await discovery.resolve(handle, row.group, row.plural, row.versions)
-
-
-async def get_pod(handle, discovery, namespace, name):
-    pods = await resolve(handle, discovery, "pod")
-    return pods, await handle.get(pods.path(namespace, name))
+async def get_pod(fetch, namespace, name):
+    """(where pods are served, the pod), read through the request's Fetch."""
+    pods = await fetch.resource(kinds.get("pod"))
+    return pods, await fetch.get(pods, namespace, name)
 
 
 def pick_container(pod, container):
@@ -54,7 +50,7 @@ def require_previous(pod, container):
     for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
         for st in status.get(key) or []:
             if st.get("name") == container and (
-                    st.get("restartCount") or sources.dig(st, ("lastState", "terminated"))):
+                    st.get("restartCount") or (st.get("lastState") or {}).get("terminated")):
                 return
     raise bad_request('container "%s" in pod "%s" has no previous instance: it has not restarted'
                       % (container, pod["metadata"]["name"]))
@@ -90,7 +86,13 @@ def previous_error(exc, previous):
     return exc
 
 
-class LogHandler(BaseHandler):
+class LogsBase(BaseHandler):
+    def fetch(self):
+        """The request's reads (401 without a token), as the resource routes make them."""
+        return listing.Fetch(self.caller(), self.ctx.cluster, self.ctx.source)
+
+
+class LogHandler(LogsBase):
     """GET /api/v1/log/{namespace}/{pod}[/{container}]: a page of the log (LogDetails)."""
 
     async def get(self, namespace, pod, container=None):
@@ -100,9 +102,8 @@ class LogHandler(BaseHandler):
         since = self.get_query_argument("sinceTime", "") or None
         if since is not None and parse_rfc3339(since) is None:
             raise bad_request("sinceTime must be an RFC 3339 time, got %r" % since)
-        handle = self.caller()
-        discovery = self.ctx.cluster.discovery
-        pods, pod_obj = await get_pod(handle, discovery, namespace, pod)
+        fetch = self.fetch()
+        pods, pod_obj = await get_pod(fetch, namespace, pod)
         container = pick_container(pod_obj, container)
         if previous:
             require_previous(pod_obj, container)
@@ -111,7 +112,7 @@ class LogHandler(BaseHandler):
         if since is not None:
             extra["sinceTime"] = since
         buffer = LogBuffer(plan)
-        stream = await open_log(handle, pods, namespace, pod, container, previous, extra,
+        stream = await open_log(fetch.handle, pods, namespace, pod, container, previous, extra,
                                 self.ctx.cluster.timeout)
         try:
             # Bounded: the buffer keeps at most its budget, and a read from the beginning stops
@@ -157,20 +158,20 @@ class LogHandler(BaseHandler):
         return Selection(reference, offset_from, offset_to, position), tail_lines
 
 
-class LogFileHandler(BaseHandler):
+class LogFileHandler(LogsBase):
     """GET /api/v1/log/file/{namespace}/{pod}/{container}: the whole log as a text download,
     passed on chunk by chunk as the API server sends it, so memory stays flat."""
 
     async def get(self, namespace, pod, container):
         previous = self.bool_arg("previous")
         timestamps = self.bool_arg("timestamps")
-        handle = self.caller()
-        pods, pod_obj = await get_pod(handle, self.ctx.cluster.discovery, namespace, pod)
+        fetch = self.fetch()
+        pods, pod_obj = await get_pod(fetch, namespace, pod)
         container = pick_container(pod_obj, container)
         if previous:
             require_previous(pod_obj, container)
         extra = {"timestamps": "true"} if timestamps else {}
-        stream = await open_log(handle, pods, namespace, pod, container, previous, extra,
+        stream = await open_log(fetch.handle, pods, namespace, pod, container, previous, extra,
                                 self.ctx.cluster.timeout)
         try:
             self.set_header("Content-Type", "text/plain; charset=utf-8")
@@ -207,7 +208,7 @@ class LogFileHandler(BaseHandler):
                 return  # the client went away
 
 
-class LogSourcesHandler(BaseHandler):
+class LogSourcesHandler(LogsBase):
     """GET /api/v1/log/source/{namespace}/{resourceName}/{resourceType}: pods and containers."""
 
     async def get(self, namespace, resourceName, resourceType):
@@ -215,47 +216,14 @@ class LogSourcesHandler(BaseHandler):
         if kind not in sources.RESOURCE_TYPES:
             raise bad_request("unknown resource type %r for log sources; one of: %s"
                               % (resourceType, ", ".join(sources.RESOURCE_TYPES)))
-        handle = self.caller()
-        discovery = self.ctx.cluster.discovery
+        fetch = self.fetch()
+        obj = await fetch.get(kinds.get(kind), namespace, resourceName)
         if kind == "pod":
-            _, pod = await get_pod(handle, discovery, namespace, resourceName)
-            self.write_json(sources.log_sources([pod]))
+            self.write_json(sources.log_sources([obj]))
             return
-        resource = await resolve(handle, discovery, kind)
-        owner = await handle.get(resource.path(namespace, resourceName))
-        pods = await owned_pods(handle, discovery, namespace, kind, owner)
-        self.write_json(sources.log_sources(pods, sources.template_spec(kind, owner)))
-
-
-async def list_items(handle, resource, namespace, selector=""):
-    params = {"labelSelector": selector} if selector else None
-    return (await handle.get(resource.path(namespace), params)).get("items") or []
-
-
-async def owned_pods(handle, discovery, namespace, kind, owner):
-    """The pods of a controller (through its replica sets or jobs for deployments and cron
-    jobs), or those a service selects."""
-    pods = await resolve(handle, discovery, "pod")
-    spec = owner.get("spec") or {}
-    if kind == "cronjob":
-        jobs_resource = await resolve(handle, discovery, "job")
-        jobs = sources.controlled_by(await list_items(handle, jobs_resource, namespace),
-                                     {owner["metadata"]["uid"]})
-        uids = {j["metadata"]["uid"] for j in jobs}
-        return sources.controlled_by(await list_items(handle, pods, namespace), uids) if uids else []
-    selector = sources.label_selector(spec.get("selector"))
-    if selector is None:
-        return []
-    if kind == "service":
-        return await list_items(handle, pods, namespace, selector)
-    uids = {owner["metadata"]["uid"]}
-    if kind == "deployment":
-        sets = await resolve(handle, discovery, "replicaset")
-        uids = {rs["metadata"]["uid"] for rs in sources.controlled_by(
-            await list_items(handle, sets, namespace, selector), uids)}
-        if not uids:
-            return []
-    return sources.controlled_by(await list_items(handle, pods, namespace, selector), uids)
+        rel = await fetch.gather(sources.pod_needs(kind, obj), Related())
+        self.write_json(sources.log_sources(sources.pods_of(kind, obj, rel),
+                                            sources.template_spec(kind, obj)))
 
 
 ROUTES = [

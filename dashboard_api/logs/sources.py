@@ -2,29 +2,19 @@
 
 The answer carries the specification's ``logSources`` (one entry per pod with its containers)
 and upstream's flat ``podNames`` / ``containerNames`` / ``initContainerNames``, which the
-upstream web UI reads.
+upstream web UI reads. The pods are read through ``listing.Fetch`` (``pod_needs``) and matched
+to their owner by the workload summaries' helpers (``pods_of``).
 """
 
+from dashboard_api.reads import Need, scope_of
+from dashboard_api.summaries.common import uid
 from dashboard_api.summaries.selectors import to_query
+from dashboard_api.summaries.workloads import deployment_pods, owned_pods
 
-# Owner kinds (rows of kinds.TABLE) -> where their pod template is; services have none.
-TEMPLATE_PATHS = {
-    "deployment": ("spec", "template"),
-    "replicaset": ("spec", "template"),
-    "statefulset": ("spec", "template"),
-    "daemonset": ("spec", "template"),
-    "job": ("spec", "template"),
-    "cronjob": ("spec", "jobTemplate", "spec", "template"),
-    "replicationcontroller": ("spec", "template"),
-    "service": None,
-}
-RESOURCE_TYPES = ("pod",) + tuple(TEMPLATE_PATHS)
-
-
-def dig(obj, path):
-    for key in path:
-        obj = obj.get(key) if isinstance(obj, dict) else None
-    return obj
+# Owner kinds (rows of kinds.TABLE); all but services have a pod template.
+OWNER_KINDS = ("deployment", "replicaset", "statefulset", "daemonset", "job", "cronjob",
+               "replicationcontroller", "service")
+RESOURCE_TYPES = ("pod",) + OWNER_KINDS
 
 
 def container_names(pod_spec):
@@ -35,26 +25,43 @@ def container_names(pod_spec):
 
 
 def template_spec(kind, owner):
-    where = TEMPLATE_PATHS[kind]
-    return dig(owner, where + ("spec",)) if where else None
+    """The owner's pod template spec (a cron job's is in its job template); None for services."""
+    if kind == "service":
+        return None
+    spec = owner.get("spec") or {}
+    if kind == "cronjob":
+        spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+    return (spec.get("template") or {}).get("spec")
 
 
-def label_selector(selector):
-    """A controller's selector as the ``labelSelector`` query; None when it selects nothing
-    (an empty LabelSelector matches everything, but a controller never has one)."""
-    return to_query(selector) or None
+def pod_needs(kind, owner):
+    """The reads that find the owner's pods; critical, since they are the answer."""
+    scope = scope_of(owner)
+    if kind == "cronjob":
+        # A cron job's jobs share no label with it: they are matched by controller.
+        return [Need("jobs", namespaces=scope, critical=True),
+                Need("pods", namespaces=scope, critical=True)]
+    selector = to_query((owner.get("spec") or {}).get("selector"))
+    if not selector:
+        return []  # selects nothing; an empty labelSelector would list every pod
+    needs = [Need("pods", namespaces=scope, labels=selector, critical=True)]
+    if kind == "deployment":
+        needs.append(Need("replicasets", namespaces=scope, labels=selector, critical=True))
+    return needs
 
 
-def controller_uid(obj):
-    for ref in dig(obj, ("metadata", "ownerReferences")) or []:
-        if ref.get("controller"):
-            return ref.get("uid")
-    return None
-
-
-def controlled_by(objects, uids):
-    """The objects whose controller is one of ``uids``."""
-    return [o for o in objects if controller_uid(o) in uids]
+def pods_of(kind, owner, rel):
+    """The owner's pods among those ``pod_needs`` read: a service's are all it selects; a
+    controller's are those it controls (a deployment's through its replica sets, a cron job's
+    through its jobs), so a same-labelled pod of another owner is left out."""
+    if kind == "service":
+        return rel["pods"]
+    if kind == "deployment":
+        return deployment_pods(owner, rel)
+    if kind == "cronjob":
+        return [pod for job in rel.by_controller("jobs").get(uid(owner), ())
+                for pod in owned_pods(job, rel)]
+    return owned_pods(owner, rel)
 
 
 def log_sources(pods, spec=None):

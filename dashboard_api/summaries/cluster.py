@@ -2,7 +2,8 @@
 
 from dashboard_api.reads import ALL, Api, Embed, Namespaces, Need, Sublist
 from dashboard_api.summaries import quantity
-from dashboard_api.summaries.common import conditions, name, object_meta, type_meta, uid
+from dashboard_api.summaries.common import (condition_status, conditions, name, object_meta,
+                                            type_meta, uid)
 
 QUOTAS = Api("", "resourcequotas")
 LIMIT_RANGES = Api("", "limitranges")
@@ -64,13 +65,6 @@ NAMESPACE_EVENTS = Sublist("event", "event", lambda obj: [
 
 # --- nodes -----------------------------------------------------------------------------------
 
-def _ready(obj):
-    for c in (obj.get("status") or {}).get("conditions") or ():
-        if c.get("type") == "Ready":
-            return c.get("status", "Unknown")
-    return "Unknown"
-
-
 def _fraction(value, capacity):
     return value / capacity * 100 if capacity else 0
 
@@ -111,7 +105,8 @@ def node_pods_needs(obj, critical=False):
 
 
 def node(obj, rel):
-    return {"objectMeta": object_meta(obj), "typeMeta": type_meta("node"), "ready": _ready(obj),
+    return {"objectMeta": object_meta(obj), "typeMeta": type_meta("node"),
+            "ready": condition_status(obj, "Ready"),
             "allocatedResources": allocated(obj, ()),
             "nodeInfo": (obj.get("status") or {}).get("nodeInfo") or {}}
 

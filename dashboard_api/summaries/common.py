@@ -64,19 +64,24 @@ def name(obj):
     return (obj.get("metadata") or {}).get("name", "")
 
 
-def controller_uid(obj):
-    """The UID of the object's controller owner reference, or None."""
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
-        if ref.get("controller"):
-            return ref.get("uid")
-    return None
-
-
 def controller_ref(obj):
     for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
         if ref.get("controller"):
             return ref
     return None
+
+
+def controller_uid(obj):
+    """The UID of the object's controller owner reference, or None."""
+    return (controller_ref(obj) or {}).get("uid")
+
+
+def condition_status(obj, type_):
+    """The status of the object's condition ``type_`` ("Unknown" when it has none)."""
+    for c in (obj.get("status") or {}).get("conditions") or ():
+        if c.get("type") == type_:
+            return c.get("status", "Unknown")
+    return "Unknown"
 
 
 def container_images(pod_spec, field="containers"):
@@ -98,6 +103,12 @@ class Related(dict):
 
     def __missing__(self, key):
         return []
+
+    def __setitem__(self, key, value):
+        # A read that lands after an index was built (a later round of Fetch.settle) must
+        # not be hidden by that index.
+        self._indexes.clear()
+        super().__setitem__(key, value)
 
     def index(self, name, build):
         if name not in self._indexes:

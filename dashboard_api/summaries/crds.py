@@ -6,9 +6,8 @@ Objects are read with the CRD's first served version at the REST path the CRD it
 
 from dashboard_api import dataselect
 from dashboard_api.cluster.discovery import Resource
-from dashboard_api.dataselect import FIRST_TEN
-from dashboard_api.reads import ALL, Need
-from dashboard_api.summaries.common import conditions, name, object_meta, type_meta
+from dashboard_api.summaries.common import (condition_status, conditions, name, object_meta,
+                                            type_meta)
 
 # The CRD list has no namespace property (the objects' lists do).
 PROPERTIES = dataselect.properties(namespace=None)
@@ -43,18 +42,12 @@ def _names(obj):
     return out
 
 
-def _established(obj):
-    for c in (obj.get("status") or {}).get("conditions") or ():
-        if c.get("type") == "Established":
-            return c.get("status", "Unknown")
-    return "Unknown"
-
-
 def item(obj, rel):
     spec = obj.get("spec") or {}
     return {"objectMeta": object_meta(obj), "typeMeta": type_meta("customresourcedefinition"),
             "version": _first_served(obj).get("name", ""), "group": spec.get("group", ""),
-            "scope": spec.get("scope", ""), "names": _names(obj), "established": _established(obj)}
+            "scope": spec.get("scope", ""), "names": _names(obj),
+            "established": condition_status(obj, "Established")}
 
 
 # --- objects ---------------------------------------------------------------------------------
@@ -95,24 +88,17 @@ def list_type_meta(crd):
 
 # --- detail ----------------------------------------------------------------------------------
 
-def detail_needs(obj, rel):
-    """The objects of every namespace, for the first ten in the detail."""
-    resource = resource_of(obj)
-    return [Need("objects", resource, ALL)] if resource else []
-
-
-def detail(obj, rel):
-    summary = object_summary(obj)
-    page, total = dataselect.select([summary(o, rel) for o in rel["objects"]], FIRST_TEN,
-                                    dataselect.COMMON)
-    out = item(obj, rel)
+def detail(obj, objects):
+    """The CRD's detail around ``objects``, the first of its objects as listing.assemble
+    enveloped them; a failed read of them is reported in the detail's ``errors`` only."""
+    out = item(obj, None)
     versions = [{"name": v.get("name", ""), "served": bool(v.get("served")),
                  "storage": bool(v.get("storage"))}
                 for v in (obj.get("spec") or {}).get("versions") or ()]
     if versions:
         out["versions"] = versions
     out.update(conditions=conditions((obj.get("status") or {}).get("conditions")),
-               objects={"typeMeta": list_type_meta(obj), "listMeta": {"totalItems": total},
-                        "items": page, "errors": []},
+               objects={"typeMeta": list_type_meta(obj), "listMeta": objects["listMeta"],
+                        "items": objects["items"], "errors": []},
                subresources=[s.capitalize() for s in _subresources(obj)], errors=[])
     return out

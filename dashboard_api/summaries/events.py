@@ -81,12 +81,13 @@ def warnings(pods, rel):
     return out
 
 
-def resource_events():
-    """The ``.../{name}/event`` sublist: events of the namespace about the parent, by name and
-    kind (upstream matched the name only, so a service's events showed under its deployment)."""
-    def needs(obj):
-        fields = "involvedObject.name=" + (obj.get("metadata") or {}).get("name", "")
-        if obj.get("kind"):
-            fields += ",involvedObject.kind=" + obj["kind"]
-        return [Need("events", namespaces=scope_of(obj), critical=True, fields=fields)]
-    return Sublist("event", "event", needs)
+def _resource_event_needs(obj):
+    fields = "involvedObject.name=" + (obj.get("metadata") or {}).get("name", "")
+    if obj.get("kind"):
+        fields += ",involvedObject.kind=" + obj["kind"]
+    return [Need("events", namespaces=scope_of(obj), critical=True, fields=fields)]
+
+
+# The usual ``.../{name}/event`` sublist: events of the namespace about the parent, by name and
+# kind (upstream matched the name only, so a service's events showed under its deployment).
+RESOURCE_EVENTS = Sublist("event", "event", _resource_event_needs)

@@ -7,8 +7,8 @@ from dashboard_api import dataselect
 from dashboard_api.dataselect import Property
 from dashboard_api.reads import Api, Embed, Need, Sublist, scope_of
 from dashboard_api.summaries import quantity, workloads
-from dashboard_api.summaries.common import (conditions, controller_ref, object_meta,
-                                            resource_status, type_meta)
+from dashboard_api.summaries.common import (conditions, container_images, controller_ref,
+                                            object_meta, resource_status, type_meta)
 from dashboard_api.summaries.events import warnings
 from dashboard_api.summaries.podstatus import list_phase, pod_status, restart_count
 from dashboard_api.summaries.selectors import to_query
@@ -52,7 +52,7 @@ def item(pod, rel):
         "metrics": None,
         "warnings": warnings((pod,), rel),
         "nodeName": spec.get("nodeName", ""),
-        "containerImages": [c.get("image", "") for c in spec.get("containers") or ()] or None,
+        "containerImages": container_images(spec),
         "containerStatuses": [{"name": cs.get("name", ""), "state": container_state(cs),
                                "ready": bool(cs.get("ready"))} for cs in statuses],
         "allocatedResources": allocated_resources(spec),

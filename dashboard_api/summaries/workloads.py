@@ -3,8 +3,8 @@
 
 from dashboard_api.reads import Need, Sublist, scope_of
 from dashboard_api.summaries import autoscaling
-from dashboard_api.summaries.common import (conditions, container_images, controller_uid, name,
-                                            object_meta, resource_status, type_meta, uid)
+from dashboard_api.summaries.common import (conditions, container_images, name, object_meta,
+                                            resource_status, type_meta, uid)
 from dashboard_api.summaries.events import warnings
 from dashboard_api.summaries.selectors import is_subset, to_query
 
@@ -269,7 +269,7 @@ def new_replica_set(deployment_obj, sets):
 
 
 def _controlled_sets(obj, rel):
-    return [rs for rs in rel["replicasets"] if controller_uid(rs) == uid(obj)]
+    return rel.by_controller("replicasets").get(uid(obj), [])
 
 
 def _old_sets(obj, rel, arg):

@@ -28,7 +28,7 @@ import tornado.websocket
 from dashboard_api.terminal.execstream import PROTOCOL, exec_url
 from tests.cluster.controlplane import LocalCluster
 from tests.support.gateway import Gateway
-from tests.terminal.conftest import CONTAINER, create_namespace, create_pods
+from tests.terminal.conftest import CONTAINER, create_pods
 from tests.terminal.jsclient import JsClient, new_session, sockjs_url
 
 
@@ -142,7 +142,7 @@ def main():
     cluster = LocalCluster.start(nodes=1)
     gw = js = None
     try:
-        namespace = create_namespace(cluster, "bench-term-")
+        namespace = cluster.new_namespace("bench-term")
         create_pods(cluster, namespace, {"web": "nginx:1.19"})
         gw = Gateway.start(cluster)
         js = JsClient()

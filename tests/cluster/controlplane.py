@@ -8,6 +8,7 @@ import atexit
 import base64
 import json
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -20,6 +21,7 @@ from tests.cluster import pki as pkimod
 from tests.cluster import users
 from tests.cluster.procs import Process, free_ports
 from tests.cluster.rest import Rest
+from tests.support.waiting import wait_for
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CACHE = Path.home() / ".cache" / "dashboard-api" / "kube-1.20.2"
@@ -422,14 +424,23 @@ class LocalCluster:
 
     def wait_for(self, predicate, timeout=30, interval=0.2, what="a condition"):
         """Poll until `predicate()` is truthy and return its value; TimeoutError otherwise."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
-            time.sleep(interval)
+        return wait_for(predicate, timeout, interval, what)
+
+    def new_namespace(self, prefix="t"):
+        """A fresh namespace `<prefix>-<random>` that accepts pods; the caller deletes it."""
+        name = f"{prefix}-{secrets.token_hex(4)}"
+        status, body = self.request("POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+        assert status == 201, f"creating namespace {name}: {status} {body}"
+        self.wait_namespace_ready(name)
+        return name
+
+    def served_version(self, group, plural, candidates):
+        """The first of `candidates` (newest first) in which `group` serves `plural`."""
+        for version in candidates:
+            status, body = self.request("GET", f"/apis/{group}/{version}")
+            if status == 200 and any(r["name"] == plural for r in body.get("resources", [])):
+                return version
+        raise LookupError(f"no served version of {plural}.{group} among {candidates}")
 
     def wait_namespace_ready(self, namespace, timeout=30):
         """Wait until pods can be created in `namespace`.

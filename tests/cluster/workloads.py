@@ -19,15 +19,6 @@ class SeedError(Exception):
     pass
 
 
-def _served_version(cluster, group, plural, candidates):
-    """The first of `candidates` (newest first) in which `group` serves `plural`."""
-    for version in candidates:
-        status, body = cluster.request("GET", f"/apis/{group}/{version}")
-        if status == 200 and any(r["name"] == plural for r in body.get("resources", [])):
-            return version
-    raise SeedError(f"no served version of {plural}.{group} among {candidates}")
-
-
 def _create(cluster, collection, body, created):
     status, resp = cluster.request("POST", collection, body)
     if status not in (200, 201, 409):
@@ -311,12 +302,11 @@ def _pods_running(cluster, ns, name, replicas):
 def seed(cluster, wait_timeout=90):
     """Create the sample objects; returns the API paths of everything seeded."""
     versions = {
-        "cronjob": "batch/" + _served_version(cluster, "batch", "cronjobs", ["v1", "v1beta1"]),
-        "pdb": "policy/" + _served_version(cluster, "policy", "poddisruptionbudgets",
-                                           ["v1", "v1beta1"]),
-        "hpa": "autoscaling/" + _served_version(cluster, "autoscaling",
-                                                "horizontalpodautoscalers",
-                                                ["v2", "v2beta2", "v1"]),
+        "cronjob": "batch/" + cluster.served_version("batch", "cronjobs", ["v1", "v1beta1"]),
+        "pdb": "policy/" + cluster.served_version("policy", "poddisruptionbudgets",
+                                                  ["v1", "v1beta1"]),
+        "hpa": "autoscaling/" + cluster.served_version("autoscaling", "horizontalpodautoscalers",
+                                                       ["v2", "v2beta2", "v1"]),
     }
     created = []
     _cluster_objects(cluster, created)

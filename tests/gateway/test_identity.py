@@ -96,15 +96,10 @@ def test_login_with_kubeconfig_content(gateway, cluster):
     assert login(gateway, {"kubeConfig": broken}).json() == UNAUTHORIZED
 
 
-@pytest.mark.parametrize("content, message", [
-    ("contexts: 5\ncurrent-context: x", "contexts must be a list"),
-    ("contexts: [5]", "contexts must be a mapping"),
-    ("contexts: [{name: x, context: 5}]\ncurrent-context: x", "context 'x' must be a mapping"),
-    ("contexts: [{name: x, context: {user: u}}]\nusers: [{name: u, user: 5}]",
-     "user 'u' must be a mapping"),
-])
-def test_login_with_a_wrongly_typed_kubeconfig_is_400(gateway, content, message):
-    assert_error(login(gateway, {"kubeConfig": content}), 400, "BadRequest", [message])
+def test_login_with_a_wrongly_typed_kubeconfig_is_400(gateway):
+    # One row end to end; every wrong type is in tests/unit/test_gateway_signin_helpers.py.
+    reply = login(gateway, {"kubeConfig": "contexts: [{name: x, context: 5}]\ncurrent-context: x"})
+    assert_error(reply, 400, "BadRequest", ["context 'x' must be a mapping"])
 
 
 def test_login_refusals(gateway):

@@ -10,8 +10,9 @@ import time
 
 import pytest
 
+from tests.cluster.procs import free_ports
 from tests.gateway.helpers import assert_error, metric_value
-from tests.support.gateway import free_port
+from tests.support.waiting import wait_for
 
 
 class FakeSidecar:
@@ -56,13 +57,10 @@ def health(gw, token):
 
 
 def wait_for_health(gw, token, status, timeout=5):
-    deadline = time.monotonic() + timeout
-    while True:
+    def answered():
         reply = health(gw, token)
-        if reply.status == status or time.monotonic() > deadline:
-            assert reply.status == status, reply
-            return reply
-        time.sleep(0.1)
+        return reply if reply.status == status else None
+    return wait_for(answered, timeout, 0.1, "sidecar health %d" % status)
 
 
 def proxy_calls(cluster):
@@ -120,7 +118,7 @@ def test_token_free_state_makes_no_service_identity_calls(start_gateway, cluster
 
 
 def test_unreachable_sidecar_is_503_without_reason(start_gateway, admin_token):
-    gw = start_gateway("--sidecar-host", "http://127.0.0.1:%d" % free_port())
+    gw = start_gateway("--sidecar-host", "http://127.0.0.1:%d" % free_ports(1)[0])
     reply = health(gw, admin_token)
     assert reply.status == 503
     body = reply.json()

@@ -2,19 +2,19 @@
 
 import secrets
 import socket
-import time
 
 from tests.gateway.helpers import full_log
+from tests.support.waiting import wait_for
 
 
 def wait_for_line(gw, text, timeout=5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def logged():
         log = full_log(gw)
-        if text in log:
-            return log
-        time.sleep(0.05)
-    raise AssertionError("%r not logged:\n%s" % (text, full_log(gw)[-3000:]))
+        return log if text in log else None
+    try:
+        return wait_for(logged, timeout, 0.05, "%r in the log" % text)
+    except TimeoutError:
+        raise AssertionError("%r not logged:\n%s" % (text, full_log(gw)[-3000:])) from None
 
 
 def sign_in(gw, cluster, client):

@@ -5,19 +5,20 @@ import subprocess
 import sys
 
 from dashboard_api import tls
-from tests.support.gateway import ROOT, Gateway, free_port
+from tests.cluster.procs import free_ports
+from tests.support.gateway import ROOT, Gateway
 
 
 def run_gateway(*args, timeout=60):
     """Runs the gateway expecting it to exit on its own; returns (exit code, output)."""
     argv = [sys.executable, "-m", "dashboard_api", "--insecure-bind-address", "127.0.0.1",
-            "--insecure-port", str(free_port())] + list(args)
+            "--insecure-port", str(free_ports(1)[0])] + list(args)
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     return done.returncode, done.stdout + done.stderr
 
 
 def test_unreachable_api_server_is_fatal_with_a_clear_message(cluster):
-    url = "https://127.0.0.1:%d" % free_port()
+    url = "https://127.0.0.1:%d" % free_ports(1)[0]
     code, output = run_gateway("--apiserver-host", url, "--apiserver-ca-bundle", cluster.ca_file)
     assert code != 0
     assert "cannot reach the API server at %s" % url in output
@@ -70,5 +71,5 @@ def test_proxy_mode_starts_without_an_identity_and_stops_cleanly(cluster, admin_
 
 def test_unreachable_api_server_is_fatal_in_proxy_mode_too(cluster):
     code, output = run_gateway("--proxy", "--apiserver-host",
-                               "https://127.0.0.1:%d" % free_port())
+                               "https://127.0.0.1:%d" % free_ports(1)[0])
     assert code != 0 and "cannot reach the API server" in output

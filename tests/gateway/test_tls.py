@@ -10,7 +10,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from dashboard_api import tls
-from tests.support.gateway import free_port
+from tests.cluster.procs import free_ports
 
 # The test clients talk TLS 1.1 on purpose and do not verify the self-signed certificate.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning",
@@ -100,7 +100,7 @@ def test_generated_certificate_is_reused_on_restart(start_gateway, tmp_path):
 def test_given_certificate_files_and_http_beside_https(start_gateway, tmp_path):
     cert, key = str(tmp_path / "my.crt"), str(tmp_path / "my.key")
     tls.generate(cert, key)
-    http_port = free_port()
+    [http_port] = free_ports(1)
     gw = start_gateway("--tls-cert-file", cert, "--tls-key-file", key,
                        "--insecure-bind-address", "127.0.0.1", "--insecure-port", str(http_port),
                        https=True)

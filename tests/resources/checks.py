@@ -1,4 +1,4 @@
-"""Checks shared by the resource tests of networking, config/storage, access and CRDs."""
+"""Checks shared by the resource tests."""
 
 import pytest
 
@@ -33,6 +33,7 @@ def missing(gateway, path, token, what):
 
 
 def get(gateway, path, token, **params):
+    """The JSON body of a GET that must answer 200."""
     reply = gateway.get(path, token=token, params=params or None)
     assert reply.status == 200, (path, reply)
     return reply.json()

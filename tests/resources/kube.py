@@ -10,14 +10,6 @@ def create(cluster, path, body):
     return obj
 
 
-def served_version(cluster, group, plural, candidates):
-    for version in candidates:
-        status, body = cluster.request("GET", "/apis/%s/%s" % (group, version))
-        if status == 200 and any(r["name"] == plural for r in body.get("resources", [])):
-            return version
-    raise AssertionError("%s.%s not served" % (plural, group))
-
-
 def container(name="app", image="nginx:1.19", **extra):
     return dict({"name": name, "image": image, "resources": POD_RESOURCES}, **extra)
 

@@ -138,7 +138,7 @@ def test_service_accounts(cluster, gateway, namespace, admin_token):
 
 def test_pod_disruption_budgets(cluster, gateway, namespace, admin_token):
     ns = namespace
-    version = kube.served_version(cluster, "policy", "poddisruptionbudgets", ("v1", "v1beta1"))
+    version = cluster.served_version("policy", "poddisruptionbudgets", ("v1", "v1beta1"))
     path = "/apis/policy/%s/namespaces/%s/poddisruptionbudgets" % (version, ns)
     kube.pod(cluster, ns, "db-1", labels={"app": "db"})
     kube.pod(cluster, ns, "db-2", labels={"app": "db"})
@@ -172,8 +172,8 @@ def test_pod_disruption_budgets(cluster, gateway, namespace, admin_token):
 def test_horizontal_pod_autoscalers(cluster, gateway, namespace, admin_token):
     ns = namespace
     target = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
-    v2 = kube.served_version(cluster, "autoscaling", "horizontalpodautoscalers",
-                             ("v2", "v2beta2"))
+    v2 = cluster.served_version("autoscaling", "horizontalpodautoscalers",
+                                ("v2", "v2beta2"))
     v2_path = "/apis/autoscaling/%s/namespaces/%s/horizontalpodautoscalers" % (v2, ns)
     kube.create(cluster, v2_path, {"metadata": {"name": "web"}, "spec": {
         "scaleTargetRef": target, "minReplicas": 2, "maxReplicas": 6,

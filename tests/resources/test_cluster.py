@@ -3,12 +3,7 @@
 import secrets
 
 from tests.resources import kube
-
-
-def get_ok(gateway, path, token, **params):
-    reply = gateway.get(path, token=token, params=params)
-    assert reply.status == 200, (path, reply)
-    return reply.json()
+from tests.resources.checks import get
 
 
 def test_namespace_routes(cluster, gateway, namespace, admin_token):
@@ -25,14 +20,14 @@ def test_namespace_routes(cluster, gateway, namespace, admin_token):
     kube.event(cluster, ns, "ns-event", {"kind": "Pod", "name": "whatever", "namespace": ns},
                "Hello", "hi")
 
-    body = get_ok(gateway, "/api/v1/namespace", admin_token, filterBy="name," + ns)
+    body = get(gateway, "/api/v1/namespace", admin_token, filterBy="name," + ns)
     assert body["listMeta"] == {"totalItems": 1} and body["errors"] == []
     [item] = body["namespaces"]
     assert item["typeMeta"] == {"kind": "namespace"} and item["phase"] == "Active"
     assert "namespace" not in item["objectMeta"]
     assert "status" not in body and "cumulativeMetrics" not in body
 
-    d = get_ok(gateway, "/api/v1/namespace/" + ns, admin_token)
+    d = get(gateway, "/api/v1/namespace/" + ns, admin_token)
     assert d["phase"] == "Active" and d["errors"] == []
     [quota] = d["resourceQuotaList"]["items"]
     assert d["resourceQuotaList"]["listMeta"] == {"totalItems": 1}
@@ -45,7 +40,7 @@ def test_namespace_routes(cluster, gateway, namespace, admin_token):
         {"resourceName": "memory", "resourceType": "Container", "default": "256Mi",
          "defaultRequest": "256Mi"}]
 
-    events = get_ok(gateway, "/api/v1/namespace/%s/event" % ns, admin_token)
+    events = get(gateway, "/api/v1/namespace/%s/event" % ns, admin_token)
     assert [e["objectMeta"]["name"] for e in events["events"]] == ["ns-event"]
 
 
@@ -71,7 +66,7 @@ def test_node_routes(cluster, gateway, namespace, admin_token):
                {"kind": "Node", "name": node, "uid": node, "namespace": ""}, "Rebooted",
                "node rebooted", type_="Warning")
 
-    body = get_ok(gateway, "/api/v1/node", admin_token, sortBy="a,name")
+    body = get(gateway, "/api/v1/node", admin_token, sortBy="a,name")
     assert kube.names(body, "nodes") == sorted(cluster.nodes)
     assert body["cumulativeMetrics"] == [] and "status" not in body
     item = body["nodes"][0]
@@ -85,7 +80,7 @@ def test_node_routes(cluster, gateway, namespace, admin_token):
     assert res["memoryLimitsFraction"] == res["memoryLimits"] / (8 * 2 ** 30) * 100
     assert res["podFraction"] == res["allocatedPods"] / 110 * 100
 
-    d = get_ok(gateway, "/api/v1/node/" + node, admin_token, filterBy="namespace," + namespace)
+    d = get(gateway, "/api/v1/node/" + node, admin_token, filterBy="namespace," + namespace)
     assert d["unschedulable"] is False and d["errors"] == [] and d["metrics"] == []
     assert d["podCIDR"] == node_obj["spec"].get("podCIDR", "")
     assert {c["type"] for c in d["conditions"]} >= {"Ready"}
@@ -95,11 +90,11 @@ def test_node_routes(cluster, gateway, namespace, admin_token):
     assert d["podList"]["listMeta"] == {"totalItems": 1}
     assert event_name in [e["objectMeta"]["name"] for e in d["eventList"]["events"]]
 
-    pods = get_ok(gateway, "/api/v1/node/%s/pod" % node, admin_token,
+    pods = get(gateway, "/api/v1/node/%s/pod" % node, admin_token,
                   filterBy="namespace," + namespace)
     assert kube.names(pods, "pods") == ["on-node"]
     assert pods["pods"][0]["nodeName"] == node
-    events = get_ok(gateway, "/api/v1/node/%s/event" % node, admin_token, sortBy="d,lastSeen")
+    events = get(gateway, "/api/v1/node/%s/event" % node, admin_token, sortBy="d,lastSeen")
     mine = [e for e in events["events"] if e["objectMeta"]["name"] == event_name]
     assert [(e["reason"], e["type"], e["objectKind"]) for e in mine] == [
         ("Rebooted", "Warning", "Node")]
@@ -128,7 +123,7 @@ def test_event_lists(cluster, gateway, namespace, other_namespace, admin_token):
     kube.event(cluster, other_namespace, "e3", dict(target, namespace=other_namespace),
                "Pulled", "third", type_="Normal", first="2024-05-01T09:00:00Z")
 
-    body = get_ok(gateway, "/api/v1/event/" + namespace, admin_token, sortBy="d,lastSeen",
+    body = get(gateway, "/api/v1/event/" + namespace, admin_token, sortBy="d,lastSeen",
                   filterBy="reason,nomatch")
     assert body["listMeta"] == {"totalItems": 2} and body["errors"] == []
     assert [e["objectMeta"]["name"] for e in body["events"]] == ["e1", "e2"]
@@ -137,14 +132,14 @@ def test_event_lists(cluster, gateway, namespace, other_namespace, admin_token):
         3, "2024-05-01T10:00:00Z", "2024-05-01T12:00:00Z", "Normal")
     assert e2["type"] == "Warning"  # derived from the reason "FailedSync"
 
-    both = get_ok(gateway, "/api/v1/event/%s,%s" % (namespace, other_namespace), admin_token,
+    both = get(gateway, "/api/v1/event/%s,%s" % (namespace, other_namespace), admin_token,
                   sortBy="a,firstSeen")
     assert [e["objectMeta"]["name"] for e in both["events"]] == ["e3", "e1", "e2"]
-    paged = get_ok(gateway, "/api/v1/event/%s,%s" % (namespace, other_namespace), admin_token,
+    paged = get(gateway, "/api/v1/event/%s,%s" % (namespace, other_namespace), admin_token,
                    sortBy="a,reason", itemsPerPage="1", page="2")
     assert paged["listMeta"] == {"totalItems": 3}
     assert [e["reason"] for e in paged["events"]] == ["Pulled"]
-    everything = get_ok(gateway, "/api/v1/event", admin_token, page="0")
+    everything = get(gateway, "/api/v1/event", admin_token, page="0")
     assert {"e1", "e2", "e3"} <= {e["objectMeta"]["name"] for e in everything["events"]}
 
 

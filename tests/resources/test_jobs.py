@@ -3,12 +3,7 @@
 import pytest
 
 from tests.resources import kube
-
-
-def get_ok(gateway, path, token, **params):
-    reply = gateway.get(path, token=token, params=params)
-    assert reply.status == 200, (path, reply)
-    return reply.json()
+from tests.resources.checks import get
 
 
 def job_body(name, labels, completions=1, **template_spec):
@@ -26,9 +21,12 @@ def test_job_routes(cluster, gateway, namespace, admin_token):
     kube.create(cluster, "/apis/batch/v1/namespaces/%s/jobs" % ns,
                 job_body("waiting", {"app": "waiting"}, nodeName="no-such-node"))
     kube.wait_pods(cluster, ns, "app=waiting", 1, phase="Pending")
+    # podInfo.current is the job's status.active, which the job controller sets a little later.
+    kube.wait_object(cluster, "/apis/batch/v1/namespaces/%s/jobs/waiting" % ns,
+                     lambda j: j["status"].get("active") == 1, what="the job to count its pod")
     kube.event(cluster, ns, "once.1", kube.involved(job, "Job"), "Completed", "done")
 
-    body = get_ok(gateway, "/api/v1/job/" + ns, admin_token, sortBy="a,name")
+    body = get(gateway, "/api/v1/job/" + ns, admin_token, sortBy="a,name")
     assert kube.names(body, "jobs") == ["once", "waiting"]
     once, waiting = body["jobs"]
     assert once["typeMeta"] == {"kind": "job"} and once["parallelism"] == 1
@@ -41,13 +39,13 @@ def test_job_routes(cluster, gateway, namespace, admin_token):
                               "terminating": 0}
     assert body["cumulativeMetrics"] == [] and body["errors"] == []
 
-    d = get_ok(gateway, "/api/v1/job/%s/once" % ns, admin_token)
+    d = get(gateway, "/api/v1/job/%s/once" % ns, admin_token)
     assert d["completions"] == 1 and d["errors"] == []
     assert (d["podInfo"]["running"], d["podInfo"]["succeeded"], d["podInfo"]["failed"]) == (0, 1, 0)
-    pods = get_ok(gateway, "/api/v1/job/%s/once/pod" % ns, admin_token)
+    pods = get(gateway, "/api/v1/job/%s/once/pod" % ns, admin_token)
     assert pods["listMeta"] == {"totalItems": 1}
     assert pods["pods"][0]["status"] == "Completed"
-    events = get_ok(gateway, "/api/v1/job/%s/once/event" % ns, admin_token)
+    events = get(gateway, "/api/v1/job/%s/once/event" % ns, admin_token)
     assert "once.1" in [e["objectMeta"]["name"] for e in events["events"]]
 
 
@@ -62,14 +60,14 @@ def test_failed_job(cluster, gateway, namespace, admin_token):
     kube.wait_object(cluster, "/apis/batch/v1/namespaces/%s/jobs/bad" % namespace,
                      lambda j: any(c["type"] == "Failed" for c in j["status"].get(
                          "conditions", [])), what="the job to fail")
-    body = get_ok(gateway, "/api/v1/job/" + namespace, admin_token)
+    body = get(gateway, "/api/v1/job/" + namespace, admin_token)
     [job] = body["jobs"]
     assert job["jobStatus"]["status"] == "Failed" and job["jobStatus"]["message"]
     assert body["status"]["failed"] == 1
 
 
 def cronjob_path(cluster, ns):
-    version = kube.served_version(cluster, "batch", "cronjobs", ["v1", "v1beta1"])
+    version = cluster.served_version("batch", "cronjobs", ["v1", "v1beta1"])
     return "/apis/batch/%s/namespaces/%s/cronjobs" % (version, ns)
 
 
@@ -101,7 +99,7 @@ def test_cronjob_routes(cluster, gateway, namespace, admin_token):
                      lambda j: j["status"].get("active") == 1, what="nightly-running")
     kube.event(cluster, ns, "nightly.1", kube.involved(cron, "CronJob"), "Hello", "hi")
 
-    body = get_ok(gateway, "/api/v1/cronjob/" + ns, admin_token, sortBy="a,name")
+    body = get(gateway, "/api/v1/cronjob/" + ns, admin_token, sortBy="a,name")
     assert "cumulativeMetrics" not in body and body["errors"] == []
     assert kube.names(body, "items") == ["nightly", "paused"]
     nightly, paused = body["items"]
@@ -113,18 +111,18 @@ def test_cronjob_routes(cluster, gateway, namespace, admin_token):
     assert body["status"] == {"running": 1, "pending": 0, "failed": 1, "succeeded": 0,
                               "terminating": 0}
 
-    d = get_ok(gateway, "/api/v1/cronjob/%s/nightly" % ns, admin_token)
+    d = get(gateway, "/api/v1/cronjob/%s/nightly" % ns, admin_token)
     assert (d["concurrencyPolicy"], d["startingDeadlineSeconds"], d["errors"]) == (
         "Forbid", 100, [])
 
-    active = get_ok(gateway, "/api/v1/cronjob/%s/nightly/job" % ns, admin_token)
+    active = get(gateway, "/api/v1/cronjob/%s/nightly/job" % ns, admin_token)
     assert kube.names(active, "jobs") == ["nightly-running"]
     assert active["status"]["pending"] == 1
-    inactive = get_ok(gateway, "/api/v1/cronjob/%s/nightly/job" % ns, admin_token,
+    inactive = get(gateway, "/api/v1/cronjob/%s/nightly/job" % ns, admin_token,
                       active="false")
     assert kube.names(inactive, "jobs") == ["nightly-done"]
 
-    events = get_ok(gateway, "/api/v1/cronjob/%s/nightly/event" % ns, admin_token)
+    events = get(gateway, "/api/v1/cronjob/%s/nightly/event" % ns, admin_token)
     # The cron job controller may add UnexpectedJob events about the hand-made jobs.
     assert "Hello" in [e["reason"] for e in events["events"]]
     assert {(e["objectKind"], e["objectName"]) for e in events["events"]} == {

@@ -3,6 +3,7 @@
 import pytest
 
 from tests.resources import kube
+from tests.resources.checks import get
 
 WORKLOAD_LISTS = [("deployment", "deployments", "pods"), ("replicaset", "replicaSets", "podInfo"),
                   ("replicationcontroller", "replicationControllers", "podInfo"),
@@ -13,12 +14,6 @@ SUFFIXES = {"deployment": ("", "/event", "/oldreplicaset", "/newreplicaset"),
             "replicationcontroller": ("", "/pod", "/service", "/event"),
             "daemonset": ("", "/pod", "/service", "/event"),
             "statefulset": ("", "/pod", "/event")}
-
-
-def get_ok(gateway, path, token, **params):
-    reply = gateway.get(path, token=token, params=params)
-    assert reply.status == 200, (path, reply)
-    return reply.json()
 
 
 def stuck_rollout(cluster, ns):
@@ -50,7 +45,7 @@ def test_deployment_routes(cluster, gateway, namespace, admin_token):
         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
                                     "name": "other"}, "maxReplicas": 3}})
 
-    body = get_ok(gateway, "/api/v1/deployment/" + ns, admin_token)
+    body = get(gateway, "/api/v1/deployment/" + ns, admin_token)
     assert body["listMeta"] == {"totalItems": 1} and body["errors"] == []
     assert body["cumulativeMetrics"] == []
     [item] = body["deployments"]
@@ -61,7 +56,7 @@ def test_deployment_routes(cluster, gateway, namespace, admin_token):
     assert info["running"] + info["pending"] + info["failed"] == 3
     assert body["status"]["running"] + body["status"]["pending"] + body["status"]["failed"] == 1
 
-    d = get_ok(gateway, "/api/v1/deployment/%s/shop" % ns, admin_token)
+    d = get(gateway, "/api/v1/deployment/%s/shop" % ns, admin_token)
     assert d["objectMeta"]["name"] == "shop" and d["selector"] == {"app": "shop"}
     assert d["strategy"] == "RollingUpdate"
     assert d["rollingUpdateStrategy"] == {"maxSurge": 1, "maxUnavailable": 0}
@@ -71,8 +66,8 @@ def test_deployment_routes(cluster, gateway, namespace, admin_token):
     assert all(set(c) == {"type", "status", "lastProbeTime", "lastTransitionTime", "reason",
                           "message"} for c in d["conditions"])
 
-    new = get_ok(gateway, "/api/v1/deployment/%s/shop/newreplicaset" % ns, admin_token)
-    old = get_ok(gateway, "/api/v1/deployment/%s/shop/oldreplicaset" % ns, admin_token)
+    new = get(gateway, "/api/v1/deployment/%s/shop/newreplicaset" % ns, admin_token)
+    old = get(gateway, "/api/v1/deployment/%s/shop/oldreplicaset" % ns, admin_token)
     assert new["typeMeta"] == {"kind": "replicaset", "scalable": True}
     assert new["objectMeta"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
     assert new["podInfo"]["desired"] == 1
@@ -82,12 +77,12 @@ def test_deployment_routes(cluster, gateway, namespace, admin_token):
     assert old_rs["podInfo"]["desired"] == 2 and old_rs["podInfo"]["running"] == 2
     assert old["cumulativeMetrics"] == []
 
-    events = get_ok(gateway, "/api/v1/deployment/%s/shop/event" % ns, admin_token)
+    events = get(gateway, "/api/v1/deployment/%s/shop/event" % ns, admin_token)
     assert events["listMeta"]["totalItems"] >= 2
     assert {e["reason"] for e in events["events"]} == {"ScalingReplicaSet"}
     assert {e["objectKind"] for e in events["events"]} == {"Deployment"}
 
-    hpas = get_ok(gateway, "/api/v1/deployment/%s/shop/horizontalpodautoscaler" % ns,
+    hpas = get(gateway, "/api/v1/deployment/%s/shop/horizontalpodautoscaler" % ns,
                   admin_token)
     assert hpas["listMeta"] == {"totalItems": 1}
     [hpa] = hpas["horizontalpodautoscalers"]
@@ -96,7 +91,7 @@ def test_deployment_routes(cluster, gateway, namespace, admin_token):
     assert hpa["scaleTargetRef"] == {"kind": "Deployment", "name": "shop"}
     assert (hpa["minReplicas"], hpa["maxReplicas"], hpa["targetCPUUtilizationPercentage"]) == (
         2, 4, 60)
-    none = get_ok(gateway, "/api/v1/statefulset/%s/shop/horizontalpodautoscaler" % ns,
+    none = get(gateway, "/api/v1/statefulset/%s/shop/horizontalpodautoscaler" % ns,
                   admin_token)
     assert none["listMeta"] == {"totalItems": 0} and none["horizontalpodautoscalers"] == []
 
@@ -104,7 +99,7 @@ def test_deployment_routes(cluster, gateway, namespace, admin_token):
 def test_newreplicaset_without_match_is_a_zero_object(cluster, gateway, namespace, admin_token):
     kube.apps(cluster, namespace, "deployments", "idle", {"app": "idle"}, replicas=0,
               paused=True)
-    body = get_ok(gateway, "/api/v1/deployment/%s/idle/newreplicaset" % namespace, admin_token)
+    body = get(gateway, "/api/v1/deployment/%s/idle/newreplicaset" % namespace, admin_token)
     assert body["objectMeta"] == {"creationTimestamp": None} and body["typeMeta"] == {}
     assert body["podInfo"]["current"] == 0 and body["podInfo"]["warnings"] == []
 
@@ -120,7 +115,7 @@ def test_replicaset_routes(cluster, gateway, namespace, admin_token):
     kube.event(cluster, ns, "cache.1", kube.involved(rs, "ReplicaSet"), "SuccessfulCreate",
                "created", type_="Normal")
 
-    body = get_ok(gateway, "/api/v1/replicaset/" + ns, admin_token)
+    body = get(gateway, "/api/v1/replicaset/" + ns, admin_token)
     [item] = body["replicaSets"]
     assert item["typeMeta"] == {"kind": "replicaset", "scalable": True}
     assert item["podInfo"] == {"current": 2, "desired": 2, "running": 2, "pending": 0,
@@ -128,19 +123,19 @@ def test_replicaset_routes(cluster, gateway, namespace, admin_token):
     assert body["status"] == {"running": 1, "pending": 0, "failed": 0, "succeeded": 0,
                               "terminating": 0}
 
-    d = get_ok(gateway, "/api/v1/replicaset/%s/cache" % ns, admin_token)
+    d = get(gateway, "/api/v1/replicaset/%s/cache" % ns, admin_token)
     assert d["selector"] == {"matchLabels": {"app": "cache", "tier": "db"}}
     assert d["horizontalPodAutoscalerList"]["listMeta"] == {"totalItems": 0}
     assert d["errors"] == [] and d["podInfo"]["running"] == 2
 
-    pods = get_ok(gateway, "/api/v1/replicaset/%s/cache/pod" % ns, admin_token)
+    pods = get(gateway, "/api/v1/replicaset/%s/cache/pod" % ns, admin_token)
     assert pods["listMeta"] == {"totalItems": 2}
     assert all(p["objectMeta"]["ownerReferences"] == [{"kind": "ReplicaSet", "name": "cache"}]
                for p in pods["pods"])
     assert pods["status"] == {"running": 0, "pending": 0, "failed": 0, "succeeded": 0,
                               "terminating": 0}  # child pod lists carry no status counts
 
-    services = get_ok(gateway, "/api/v1/replicaset/%s/cache/service" % ns, admin_token)
+    services = get(gateway, "/api/v1/replicaset/%s/cache/service" % ns, admin_token)
     assert kube.names(services, "services") == ["cache-svc"]
     [svc] = services["services"]
     assert svc["typeMeta"] == {"kind": "service"} and svc["type"] == "ClusterIP"
@@ -148,7 +143,7 @@ def test_replicaset_routes(cluster, gateway, namespace, admin_token):
                                        "ports": [{"port": 80, "protocol": "TCP", "nodePort": 0}]}
     assert svc["selector"] == {"app": "cache"} and svc["externalEndpoints"] == []
 
-    events = get_ok(gateway, "/api/v1/replicaset/%s/cache/event" % ns, admin_token)
+    events = get(gateway, "/api/v1/replicaset/%s/cache/event" % ns, admin_token)
     assert "cache.1" in [e["objectMeta"]["name"] for e in events["events"]]
 
 
@@ -160,19 +155,19 @@ def test_replicationcontroller_routes(cluster, gateway, namespace, admin_token):
     kube.event(cluster, ns, "legacy.1", kube.involved(rc, "ReplicationController"), "Hello",
                "hi", type_="Normal")
 
-    [item] = get_ok(gateway, "/api/v1/replicationcontroller/" + ns,
+    [item] = get(gateway, "/api/v1/replicationcontroller/" + ns,
                     admin_token)["replicationControllers"]
     assert item["typeMeta"] == {"kind": "replicationcontroller", "scalable": True}
     assert (item["podInfo"]["current"], item["podInfo"]["desired"]) == (1, 1)
 
-    d = get_ok(gateway, "/api/v1/replicationcontroller/%s/legacy" % ns, admin_token)
+    d = get(gateway, "/api/v1/replicationcontroller/%s/legacy" % ns, admin_token)
     assert d["labelSelector"] == {"app": "legacy"} and d["errors"] == []
-    pods = get_ok(gateway, "/api/v1/replicationcontroller/%s/legacy/pod" % ns, admin_token)
+    pods = get(gateway, "/api/v1/replicationcontroller/%s/legacy/pod" % ns, admin_token)
     assert pods["listMeta"] == {"totalItems": 1}
-    services = get_ok(gateway, "/api/v1/replicationcontroller/%s/legacy/service" % ns,
+    services = get(gateway, "/api/v1/replicationcontroller/%s/legacy/service" % ns,
                       admin_token)
     assert kube.names(services, "services") == ["legacy"]
-    events = get_ok(gateway, "/api/v1/replicationcontroller/%s/legacy/event" % ns, admin_token)
+    events = get(gateway, "/api/v1/replicationcontroller/%s/legacy/event" % ns, admin_token)
     assert {e["reason"] for e in events["events"]} == {"Hello", "SuccessfulCreate"}
 
 
@@ -183,21 +178,21 @@ def test_daemonset_routes(cluster, gateway, namespace, admin_token):
     kube.service(cluster, ns, "agent", {"app": "agent"}, ports=((9100, "TCP"),))
     kube.event(cluster, ns, "agent.1", kube.involved(ds, "DaemonSet"), "Hello", "hi")
 
-    [item] = get_ok(gateway, "/api/v1/daemonset/" + ns, admin_token)["daemonSets"]
+    [item] = get(gateway, "/api/v1/daemonset/" + ns, admin_token)["daemonSets"]
     assert item["typeMeta"] == {"kind": "daemonset", "restartable": True}
     n = len(cluster.nodes)
     assert (item["podInfo"]["current"], item["podInfo"]["desired"],
             item["podInfo"]["running"]) == (n, n, n)
 
-    d = get_ok(gateway, "/api/v1/daemonset/%s/agent" % ns, admin_token)
+    d = get(gateway, "/api/v1/daemonset/%s/agent" % ns, admin_token)
     assert d["labelSelector"] == {"matchLabels": {"app": "agent"}} and d["errors"] == []
-    pods = get_ok(gateway, "/api/v1/daemonset/%s/agent/pod" % ns, admin_token,
+    pods = get(gateway, "/api/v1/daemonset/%s/agent/pod" % ns, admin_token,
                   sortBy="a,name")
     assert pods["listMeta"] == {"totalItems": n}
     assert sorted(p["nodeName"] for p in pods["pods"]) == sorted(cluster.nodes)
-    services = get_ok(gateway, "/api/v1/daemonset/%s/agent/service" % ns, admin_token)
+    services = get(gateway, "/api/v1/daemonset/%s/agent/service" % ns, admin_token)
     assert kube.names(services, "services") == ["agent"]
-    events = get_ok(gateway, "/api/v1/daemonset/%s/agent/event" % ns, admin_token)
+    events = get(gateway, "/api/v1/daemonset/%s/agent/event" % ns, admin_token)
     assert {e["reason"] for e in events["events"]} == {"Hello", "SuccessfulCreate"}
 
 
@@ -208,14 +203,14 @@ def test_statefulset_routes(cluster, gateway, namespace, admin_token):
     kube.wait_pods(cluster, ns, "app=db", 2)
     kube.event(cluster, ns, "db.1", kube.involved(ss, "StatefulSet"), "Hello", "hi")
 
-    [item] = get_ok(gateway, "/api/v1/statefulset/" + ns, admin_token)["statefulSets"]
+    [item] = get(gateway, "/api/v1/statefulset/" + ns, admin_token)["statefulSets"]
     assert item["typeMeta"] == {"kind": "statefulset", "scalable": True, "restartable": True}
     assert (item["podInfo"]["current"], item["podInfo"]["desired"]) == (2, 2)
-    d = get_ok(gateway, "/api/v1/statefulset/%s/db" % ns, admin_token)
+    d = get(gateway, "/api/v1/statefulset/%s/db" % ns, admin_token)
     assert d["errors"] == [] and d["podInfo"]["running"] == 2
-    pods = get_ok(gateway, "/api/v1/statefulset/%s/db/pod" % ns, admin_token, sortBy="a,name")
+    pods = get(gateway, "/api/v1/statefulset/%s/db/pod" % ns, admin_token, sortBy="a,name")
     assert kube.names(pods, "pods") == ["db-0", "db-1"]
-    events = get_ok(gateway, "/api/v1/statefulset/%s/db/event" % ns, admin_token)
+    events = get(gateway, "/api/v1/statefulset/%s/db/event" % ns, admin_token)
     assert "db.1" in [e["objectMeta"]["name"] for e in events["events"]]
 
 
@@ -227,7 +222,7 @@ def test_workload_list_warnings_and_failed_status(cluster, gateway, namespace, a
     [pod] = kube.wait_pods(cluster, ns, "app=broken", 1, phase="Pending")
     kube.event(cluster, ns, "broken.1", kube.involved(pod, "Pod"), "FailedScheduling",
                "nowhere to run", type_="Warning")
-    body = get_ok(gateway, "/api/v1/replicaset/" + ns, admin_token)
+    body = get(gateway, "/api/v1/replicaset/" + ns, admin_token)
     [item] = body["replicaSets"]
     assert item["podInfo"]["pending"] == 1
     assert [(w["reason"], w["message"]) for w in item["podInfo"]["warnings"]] == [
@@ -261,11 +256,11 @@ def test_workload_lists_across_namespaces(cluster, gateway, namespace, other_nam
                                           admin_token):
     kube.apps(cluster, namespace, "deployments", "a", {"app": "a"}, replicas=0)
     kube.apps(cluster, other_namespace, "deployments", "b", {"app": "b"}, replicas=0)
-    body = get_ok(gateway, "/api/v1/deployment/%s,%s" % (namespace, other_namespace),
+    body = get(gateway, "/api/v1/deployment/%s,%s" % (namespace, other_namespace),
                   admin_token, sortBy="a,name", filterBy="namespace,t-")
     assert [(d["objectMeta"]["namespace"], d["objectMeta"]["name"])
             for d in body["deployments"]] == [(namespace, "a"), (other_namespace, "b")]
-    body = get_ok(gateway, "/api/v1/deployment/%20", admin_token, filterBy="name,b",
+    body = get(gateway, "/api/v1/deployment/%20", admin_token, filterBy="name,b",
                   sortBy="a,name", page="0")
     assert (other_namespace, "b") in [(d["objectMeta"]["namespace"], d["objectMeta"]["name"])
                                       for d in body["deployments"]]

@@ -12,13 +12,9 @@ import urllib.parse
 
 import urllib3
 
+from tests.cluster.procs import free_ports
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Reply:
@@ -48,7 +44,7 @@ class Gateway:
     @classmethod
     def start(cls, cluster, *args, https=False, kubeconfig=True, timeout=30, env=None):
         """Starts the gateway on a free 127.0.0.1 port with `args` added to the defaults."""
-        port = free_port()
+        [port] = free_ports(1)
         argv = [sys.executable, "-m", "dashboard_api", "--apiserver-host", cluster.url,
                 "--apiserver-ca-bundle", cluster.ca_file]
         if kubeconfig:

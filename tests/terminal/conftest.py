@@ -1,7 +1,5 @@
 """Fixtures of the terminal tests: pods whose images have bash, only sh, or no shell at all."""
 
-import secrets
-
 import pytest
 
 from tests.support.fixtures import gateway  # noqa: F401
@@ -27,20 +25,10 @@ def create_pods(cluster, namespace, pods):
     cluster.wait_for(running, timeout=60, what=f"pods {list(pods)} running")
 
 
-def create_namespace(cluster, prefix):
-    name = prefix + secrets.token_hex(4)
-    status, body = cluster.request("POST", "/api/v1/namespaces", {"metadata": {"name": name}})
-    assert status == 201, f"creating namespace {name}: {status} {body}"
-    cluster.wait_for(
-        lambda: cluster.request("GET", f"/api/v1/namespaces/{name}/serviceaccounts/default")[0]
-        == 200, timeout=30, what=f"service account default in {name}")
-    return name
-
-
 @pytest.fixture(scope="session")
 def shell_pods(cluster):
     """A namespace holding the pods of PODS, all Running."""
-    namespace = create_namespace(cluster, "term-")
+    namespace = cluster.new_namespace("term")
     create_pods(cluster, namespace, PODS)
     yield namespace
     cluster.request("DELETE", f"/api/v1/namespaces/{namespace}")

@@ -2,11 +2,11 @@
 process of its own (its /proc entries), through the real client, API server and simulator."""
 
 import os
-import time
 
 import pytest
 
 from tests.support.gateway import Gateway
+from tests.support.waiting import wait_for
 from tests.terminal.jsclient import new_session, sockjs_url
 
 TRANSPORTS = ["websocket", "xhr-streaming", "xhr-polling"]
@@ -57,8 +57,5 @@ def test_terminals_take_no_thread_and_leave_no_socket(js, own_gateway, admin_tok
             js.stdin(name, "exit\r")
     for name in names:
         js.wait_closed(name, timeout=30)
-    deadline = time.monotonic() + 15
-    while open_fds(pid) > fds_before + 2:
-        assert time.monotonic() < deadline, "sockets left open: %d > %d" % (
-            open_fds(pid), fds_before)
-        time.sleep(0.2)
+    wait_for(lambda: open_fds(pid) <= fds_before + 2, 15, 0.2,
+             "the terminals' sockets to close (%d fds open before)" % fds_before)

@@ -3,7 +3,6 @@ timing-dependent parts (heartbeats at a short interval, close frames)."""
 
 import asyncio
 import json
-import socket
 
 import pytest
 import tornado.httpclient
@@ -13,6 +12,7 @@ import tornado.websocket
 
 from dashboard_api import terminal
 from dashboard_api.terminal import connection, transport
+from tests.cluster.procs import free_ports
 
 FOREIGN = "http://evil.example"
 
@@ -117,19 +117,13 @@ class Echo(transport.SockJSConnection):
             self.send(message)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def serve(heartbeat):
     router = transport.SockJSRouter(Echo, transport.PREFIX,
                                     dict(transport.SETTINGS, heartbeat_delay=heartbeat),
                                     session_kls=transport.TerminalSession)
     app = tornado.web.Application(transport.url_specs(router))
     server = tornado.httpserver.HTTPServer(app)
-    port = free_port()
+    [port] = free_ports(1)
     server.listen(port, "127.0.0.1")
     return server, "http://127.0.0.1:%d%s" % (port, transport.PREFIX)
 
@@ -210,7 +204,7 @@ async def closing_frame(ws):
 async def test_open_connections_are_limited():
     app = tornado.web.Application(terminal.sockjs_urls(max_connections=2))
     server = tornado.httpserver.HTTPServer(app)
-    port = free_port()
+    [port] = free_ports(1)
     server.listen(port, "127.0.0.1")
     base = "http://127.0.0.1:%d%s" % (port, transport.PREFIX)
     bad_bind = json.dumps([json.dumps({"Op": "bind", "SessionID": "0" * 32})])

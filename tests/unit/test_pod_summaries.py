@@ -227,3 +227,12 @@ def test_selector_subset():
     assert selectors.is_subset({"a": "1"}, {"a": "1", "b": "2"})
     assert not selectors.is_subset({}, {"a": "1"})
     assert not selectors.is_subset({"a": "2"}, {"a": "1"})
+
+
+def test_related_indexes_follow_later_reads():
+    from dashboard_api.summaries.common import Related
+    rel = Related()
+    assert rel.by_controller("jobs") == {}
+    rel["jobs"] = [{"metadata": {"name": "j", "ownerReferences": [
+        {"uid": "cron-1", "controller": True}]}}]
+    assert [j["metadata"]["name"] for j in rel.by_controller("jobs")["cron-1"]] == ["j"]
