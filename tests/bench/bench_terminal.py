@@ -47,22 +47,14 @@ def summary(label, millis):
         label, statistics.median(millis), percentile(millis, 0.95), max(millis), len(millis))
 
 
-def next_echo(js, name, timeout=10):
-    """The client's timestamp of the next output frame of `name`."""
+def next_event(js, name, kind, timeout=10):
+    """The client's timestamp of the next `kind` event ("message": output frame, "sent": a send
+    confirmed) of terminal `name`."""
     deadline = time.monotonic() + timeout
     while True:
-        assert time.monotonic() < deadline, "no echo on %s" % name
+        assert time.monotonic() < deadline, "no %s event on %s" % (kind, name)
         event = js.pump(0.5)
-        if event and event.get("name") == name and event["event"] == "message":
-            return event["t"]
-
-
-def next_sent(js, name, timeout=10):
-    deadline = time.monotonic() + timeout
-    while True:
-        assert time.monotonic() < deadline, "send not confirmed on %s" % name
-        event = js.pump(0.5)
-        if event and event.get("name") == name and event["event"] == "sent":
+        if event and event.get("name") == name and event["event"] == kind:
             return event["t"]
 
 
@@ -71,8 +63,8 @@ def one_at_a_time(js, names, keystrokes):
     for n in range(keystrokes):
         name = names[n % len(names)]
         js.stdin(name, "x")
-        sent = next_sent(js, name)
-        millis.append(next_echo(js, name) - sent)
+        sent = next_event(js, name, "sent")
+        millis.append(next_event(js, name, "message") - sent)
     return millis
 
 

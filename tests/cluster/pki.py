@@ -83,17 +83,21 @@ def _write_cert(path, cert):
         f.write(cert.public_bytes(serialization.Encoding.PEM))
 
 
+def _key_usage(signs_certificates):
+    """Digital signatures (ECDSA), plus certificate and CRL signing for the CA."""
+    return x509.KeyUsage(
+        digital_signature=True, key_encipherment=False, content_commitment=False,
+        data_encipherment=False, key_agreement=False, key_cert_sign=signs_certificates,
+        crl_sign=signs_certificates, encipher_only=False, decipher_only=False)
+
+
 def _issue(ca_key, ca_cert, subject, usages, san=None):
     key = _new_key()
     builder = (
         _builder(subject, ca_cert.subject, key.public_key())
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(
-            x509.KeyUsage(
-                digital_signature=True, key_encipherment=False, content_commitment=False,
-                data_encipherment=False, key_agreement=False, key_cert_sign=False,
-                crl_sign=False, encipher_only=False, decipher_only=False,
-            ),
+            _key_usage(signs_certificates=False),
             critical=True,
         )
         .add_extension(x509.ExtendedKeyUsage(usages), critical=False)
@@ -114,11 +118,7 @@ def create(directory):
         _builder(ca_subject, ca_subject, ca_key.public_key())
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .add_extension(
-            x509.KeyUsage(
-                digital_signature=True, key_encipherment=False, content_commitment=False,
-                data_encipherment=False, key_agreement=False, key_cert_sign=True,
-                crl_sign=True, encipher_only=False, decipher_only=False,
-            ),
+            _key_usage(signs_certificates=True),
             critical=True,
         )
         .sign(ca_key, hashes.SHA256())
