@@ -89,6 +89,8 @@ async def serve(opts):
         return 1
     if ctx.sidecar is not None:
         ctx.sidecar.start()
+    if ctx.cache is not None:
+        await ctx.cache.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -99,6 +101,8 @@ async def serve(opts):
         s.stop()
     if ctx.sidecar is not None:
         ctx.sidecar.stop()
+    if ctx.cache is not None:
+        ctx.cache.stop()
     cluster.shutdown()
     return 0
 

@@ -5,10 +5,11 @@ class Context:
     """``routes`` are the routes of the running mode; ``settings`` the settings store;
     ``sidecar`` the metrics sidecar client (None when metrics are disabled); ``locales`` the
     web UI's [(id, name)]; ``source`` where list requests read objects (None: plain LIST
-    calls, listing.ChunkedList; a watch cache goes here)."""
+    calls, listing.ChunkedList; cache.source.CacheSource with the watch cache); ``cache`` the
+    watch cache (None when it is off)."""
 
     def __init__(self, options, cluster, telemetry, csrf=None, settings=None, sidecar=None,
-                 routes=(), locales=(), source=None):
+                 routes=(), locales=(), source=None, cache=None):
         self.options = options
         self.cluster = cluster
         self.telemetry = telemetry
@@ -18,3 +19,4 @@ class Context:
         self.routes = list(routes)
         self.locales = list(locales)
         self.source = source
+        self.cache = cache

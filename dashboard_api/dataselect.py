@@ -98,8 +98,11 @@ def parse(arg):
     return Query(filters, sorts, per_page, params.integer("page", arg("page"), 1, 0))
 
 
-def _text(value):
+def text(value):
     return "" if value is None else value if isinstance(value, str) else str(value)
+
+
+_text = text
 
 
 def filter_items(items, filters, props):
@@ -151,6 +154,50 @@ def paginate(items, query):
         return list(items)
     start = query.items_per_page * (query.page - 1)
     return list(items[start:start + query.items_per_page])
+
+
+def keys_of(item, props):
+    """{property: (filter text, sort value)} of a list item: what filter_rows and sort_rows
+    compare, computed once per object (the watch cache computes it once per change)."""
+    keys = {}
+    for name, prop in props.items():
+        value = prop.get(item)
+        value_text = text(value)
+        keys[name] = (value_text, unix_seconds(value) if prop.time else value_text)
+    return keys
+
+
+def filter_rows(rows, filters, props):
+    """filter_items over rows that carry ``keys`` (store.Row)."""
+    for prop, value in filters:
+        if prop not in props:
+            return []
+        if value:
+            rows = [r for r in rows if value in r.keys[prop][0]]
+    return rows
+
+
+def sort_rows(rows, sorts, props):
+    """sort_items over rows that carry ``keys``: the same order, from precomputed keys."""
+    names = []
+    for prop, ascending in sorts:
+        if prop not in props:
+            break
+        names.append((prop, ascending))
+    rows = list(rows)
+    for prop, ascending in reversed(names):
+        rows.sort(key=lambda r: r.keys[prop][1], reverse=not ascending)
+    return rows
+
+
+def select_rows(rows, query, props, filterable=True):
+    """(every selected row in order, totalItems); paginate() takes the page."""
+    if filterable:
+        rows = filter_rows(rows, query.filters, props)
+    total = len(rows)
+    if query.sorts:
+        rows = sort_rows(rows, query.sorts, props)
+    return rows, total
 
 
 def select(items, query, props, filterable=True):

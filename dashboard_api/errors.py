@@ -36,6 +36,7 @@ class ApiError(Exception):
         self.message = message
         self.reason = reason or REASONS.get(self.code, "InternalError")
         self.details = details
+        self.headers = {}   # e.g. Retry-After on a 503
 
     def body(self):
         body = {"status": "Failure", "message": self.message, "reason": self.reason,

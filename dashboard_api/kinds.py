@@ -11,7 +11,8 @@ A row (``Kind``) says where the kind lives and how it looks on the wire:
   summary       pure ``summary(obj, rel) -> list item`` (``rel``: summaries.common.Related)
   list_needs    keys of reads.STANDARD the summaries read from ``rel`` ("pods", "events", ...),
                 fetched in the list's namespaces; a forbidden one becomes an ``errors`` entry
-  list_status   pure ``(raw, items, rel) -> ResourceStatus`` or None (no ``status`` block)
+  list_status   pure ``(raw, rel) -> ResourceStatus`` or None (no ``status`` block); it reads
+                the objects and ``rel`` only, so the cache computes it without summaries
   properties    dataselect properties (default: name, creationTimestamp, namespace)
   filterable    False for event lists (sort and page only)
   metrics       True when the list carries ``cumulativeMetrics`` (filled by DECORATORS)
@@ -88,7 +89,8 @@ TABLE = [
          detail=pods.detail, detail_needs=pods.detail_needs,
          embeds=pods.EMBEDS, sublists=(pods.CONTAINERS, _EVENTS, pods.CLAIMS)),
     Kind("deployment", "apps", "deployments", True, "deployments", workloads.deployment,
-         list_needs=("pods", "events", "replicasets"), list_status=workloads.list_status,
+         list_needs=("pods", "events", "replicasets"),
+         list_status=workloads.deployment_list_status,
          metrics=True, detail=workloads.deployment_detail,
          detail_needs=workloads.deployment_detail_needs,
          sublists=(_EVENTS, workloads.OLD_REPLICA_SETS, workloads.NEW_REPLICA_SET)),

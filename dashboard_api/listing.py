@@ -2,29 +2,37 @@
 
 Seams (each replaceable without touching the others):
 
-- **source**: ``ChunkedList`` fetches raw objects with the caller's handle (LIST with
-  ``limit``/``continue``, one call per namespace of a multi-namespace list, run concurrently).
-  A watch cache can replace it: set ``Context.source`` to an object with the same two
-  coroutines, ``list(handle, resource, namespaces, labels, fields)`` and
-  ``get(handle, resource, namespace, name)``.
+- **source**: where objects come from. ``ChunkedList`` (this module) makes the caller's own LIST
+  calls (``limit``/``continue``, one call per namespace of a multi-namespace list, run
+  concurrently), with bounded memory: identical concurrent lists of one caller share one LIST,
+  and lists longer than a chunk wait for one of a few slots, held until the request ends.
+  ``cache.source.CacheSource`` answers from the shared watch cache after the API server has
+  authorized the caller. A source has ``list(fetch, resource, namespaces, labels, fields)``
+  (slim objects, cache/slim.py), ``rows(fetch, kind, resource, namespaces)`` (store.Row
+  objects of a main list) and ``get(fetch, resource, namespace, name)`` (one whole object, always
+  from the API server).
 - **Fetch**: one per request; resolves kinds through discovery, runs ``reads.Need``s
   concurrently, keeps the response's non-critical ``errors`` (a forbidden related read becomes an
   ``{"ErrStatus": ...}`` entry; the main read's 403 fails the request with 403).
 - **summaries**: pure functions of the kinds table (``kinds.Kind``).
-- **dataselect**: pure filter/sort/page.
+- **dataselect**: pure filter/sort/page over rows and their keys.
 - **DECORATORS**: coroutines ``decorate(fetch, kind, page, envelope, query)`` run on every list
   page after paging (the metrics feature appends one that fills ``cumulativeMetrics`` and the
   pods' ``metrics``).
 
-Entry points for handlers: ``list_kind``, ``detail``, ``sublist``.
+Entry points for handlers: ``list_kind``, ``detail``, ``sublist``. A handler that made a Fetch
+calls ``Fetch.close`` when its request ends (the list slots it holds are given back).
 """
 
 import asyncio
 
 from dashboard_api import dataselect, kinds
+from dashboard_api.cache import slim
+from dashboard_api.cache.access import Access
+from dashboard_api.cache.store import Row
 from dashboard_api.cluster.discovery import Resource
 from dashboard_api.errors import ApiError, is_forbidden
-from dashboard_api.reads import ALL, scope_of, standard_needs
+from dashboard_api.reads import ALL, Namespaces, scope_of, standard_needs
 from dashboard_api.summaries.common import Related, resource_status
 
 CHUNK = 500           # objects per LIST call
@@ -33,22 +41,77 @@ MAX_CHUNKS = 2000     # bound on continue pages of one list (a million objects)
 # event loop it would hold up every other request (tens of ms for 2,000 pods).
 OFF_LOOP_ITEMS = 200
 DECORATORS = []       # see the module docstring
+# "All namespaces" for a caller who may not list cluster-wide: at most this many namespaces are
+# checked one by one (the settings' namespaceFallbackList first).
+MAX_CANDIDATE_NAMESPACES = 256
+
+
+class Busy(ApiError):
+    def __init__(self, retry_after):
+        super().__init__(503, "too many large lists are being read from the API server; "
+                         "retry in %d seconds" % retry_after, "ServiceUnavailable")
+        self.headers["Retry-After"] = str(retry_after)
+
+
+class ListSlots:
+    """At most ``size`` lists longer than one chunk are held at once; the rest wait up to
+    ``wait`` seconds, then get a 503 with Retry-After. This bounds the memory of pass-through
+    lists: without it, N clients polling a big list hold N copies of it."""
+
+    def __init__(self, size=2, wait=20.0):
+        self.size = size
+        self.wait = wait
+        self._semaphore = asyncio.Semaphore(size)
+
+    async def acquire(self):
+        try:
+            await asyncio.wait_for(self._semaphore.acquire(), self.wait)
+        except asyncio.TimeoutError:
+            raise Busy(max(1, int(self.wait // 4)))
+        return self._semaphore.release
 
 
 class ChunkedList:
-    """The default source: plain LIST calls through the caller's handle."""
+    """The pass-through source: the caller's own LIST calls, chunked, bounded and coalesced."""
 
-    def __init__(self, chunk=CHUNK):
+    def __init__(self, chunk=CHUNK, slots=None, access=None, candidates=None):
         self.chunk = chunk
+        self.slots = slots or ListSlots()
+        self.access = access or Access()
+        self.candidates = candidates
+        self._flights = {}   # (caller, path, labels, fields) -> future of the objects
 
-    async def list(self, handle, resource, namespaces, labels=None, fields=None):
+    async def namespace_candidates(self, fetch):
+        """Where "all namespaces" looks for a caller who may not list cluster-wide."""
+        return await self.candidates(fetch) if self.candidates else []
+
+    async def list(self, fetch, resource, namespaces, labels=None, fields=None):
         if not resource.namespaced or namespaces.all:
-            return await self._list(handle, resource.path(), labels, fields)
+            return await self._shared(fetch, resource, resource.path(), labels, fields)
         parts = await asyncio.gather(*(
-            self._list(handle, resource.path(ns), labels, fields) for ns in namespaces.names))
+            self._shared(fetch, resource, resource.path(ns), labels, fields)
+            for ns in namespaces.names))
         return [obj for part in parts for obj in part]
 
-    async def _list(self, handle, path, labels, fields):
+    async def rows(self, fetch, kind, resource, namespaces):
+        """A main list's rows; their keys are filled from the summaries (listing.select)."""
+        objects = await self.list(fetch, resource, namespaces)
+        return [Row(obj, None, None, None) for obj in objects]
+
+    async def get(self, fetch, resource, namespace, name):
+        return await fetch.handle.get(resource.path(namespace, name))
+
+    async def _shared(self, fetch, resource, path, labels, fields):
+        """One LIST for identical concurrent requests of one caller."""
+        key = (Access.identity(fetch.handle), path, labels, fields)
+        flight = self._flights.get(key)
+        if flight is None:
+            flight = asyncio.ensure_future(self._list(fetch, resource, path, labels, fields))
+            self._flights[key] = flight
+            flight.add_done_callback(lambda _f: self._flights.pop(key, None))
+        return await asyncio.shield(flight)
+
+    async def _list(self, fetch, resource, path, labels, fields):
         items, params = [], {"limit": self.chunk}
         if labels:
             params["labelSelector"] = labels
@@ -56,7 +119,7 @@ class ChunkedList:
             params["fieldSelector"] = fields
         for _ in range(MAX_CHUNKS):
             try:
-                page = await handle.get(path, params)
+                page = await fetch.handle.get(path, params)
             except ApiError as exc:
                 if exc.code != 410 or "continue" not in params:
                     raise
@@ -64,16 +127,26 @@ class ChunkedList:
                 # client-go's pager does.
                 params.pop("continue")
                 params.pop("limit")
-                return (await handle.get(path, params)).get("items") or []
-            items.extend(page.get("items") or ())
+                page = await fetch.handle.get(path, params)
+                return await self._slim(fetch, resource, page.get("items") or [])
+            items.extend(await self._slim(fetch, resource, page.get("items") or ()))
             token = (page.get("metadata") or {}).get("continue")
             if not token:
                 return items
+            if "continue" not in params:
+                fetch.hold(await self.slots.acquire())
             params["continue"] = token
         raise ApiError(500, "listing %s did not end after %d pages" % (path, MAX_CHUNKS))
 
-    async def get(self, handle, resource, namespace, name):
-        return await handle.get(resource.path(namespace, name))
+    @staticmethod
+    async def _slim(fetch, resource, objects):
+        if len(objects) >= OFF_LOOP_ITEMS:
+            return await fetch.cluster.executor.run(slim_all, resource.plural, objects)
+        return slim_all(resource.plural, objects)
+
+
+def slim_all(plural, objects):
+    return [slim.slim(plural, obj) for obj in objects]
 
 
 DEFAULT_SOURCE = ChunkedList()
@@ -87,6 +160,16 @@ class Fetch:
         self.cluster = cluster
         self.source = source or DEFAULT_SOURCE
         self.errors = []
+        self._releases = []
+
+    def hold(self, release):
+        """Keeps a list slot until the request ends (``close``)."""
+        self._releases.append(release)
+
+    def close(self):
+        releases, self._releases = self._releases, []
+        for release in releases:
+            release()
 
     def forbidden(self, error):
         entry = error.as_status_error()
@@ -101,11 +184,27 @@ class Fetch:
 
     async def list(self, kind, namespaces=ALL, labels=None, fields=None):
         resource = await self.resource(kind)
-        return await self.source.list(self.handle, resource, namespaces, labels, fields)
+        return await self.source.list(self, resource, namespaces, labels, fields)
+
+    async def rows(self, kind, namespaces):
+        resource = await self.resource(kind)
+        return await self.source.rows(self, kind, resource, namespaces)
 
     async def get(self, kind, namespace, name):
         resource = await self.resource(kind)
-        return await self.source.get(self.handle, resource, namespace, name)
+        return await self.source.get(self, resource, namespace, name)
+
+    async def usable_namespaces(self, kind, verb="list"):
+        """The namespaces where the caller may ``verb`` the kind, among the settings'
+        fallback list and the cluster's namespaces (at most MAX_CANDIDATE_NAMESPACES)."""
+        resource = await self.resource(kind)
+        candidates = await self.source.namespace_candidates(self)
+        access = self.source.access
+        checks = await asyncio.gather(*(
+            access.allowed(self.handle, verb, resource, ns,
+                           name=ns if resource.plural == "namespaces" else None)
+            for ns in candidates[:MAX_CANDIDATE_NAMESPACES]))
+        return [ns for ns, ok in zip(candidates, checks) if ok]
 
     async def _read(self, need):
         kind = kinds.get(need.kind) if isinstance(need.kind, str) else need.kind
@@ -159,46 +258,150 @@ def envelope(kind, items, total, status=None):
     return out
 
 
-def summarise(kind, raw, rel, query, status):
-    """The pure part of a list: summaries, dataselect and the status block."""
-    items = [kind.summary(obj, rel) for obj in raw]
-    page, total = dataselect.select(items, query, kind.properties, kind.filterable)
-    list_status = kind.list_status(raw, items, rel) if status and kind.list_status else None
-    return items, page, total, list_status
+def select(kind, rows, rel, query, status):
+    """The pure part of a list: keys (when the source did not bring them), dataselect and the
+    status block. Returns (the selected rows in order, totalItems, status or None)."""
+    if rows and rows[0].keys is None:  # pass-through: every item is summarised anyway
+        props = kind.properties
+        for row in rows:
+            row.item = kind.summary(row.obj, rel)
+            row.keys = dataselect.keys_of(row.item, props)
+    order, total = dataselect.select_rows(rows, query, kind.properties, kind.filterable)
+    list_status = kind.list_status([r.obj for r in rows], rel) \
+        if status and kind.list_status else None
+    return order, total, list_status
+
+
+class Views:
+    """Selections of cached rows, remembered while their inputs are unchanged.
+
+    A selection (filter, sort, total, status block) over the cache depends only on the
+    versions of the stores it read, the namespaces and the query's filters and sorts, never on
+    the caller (who was authorized before); so polling clients of one page share it, and a page
+    out of 50,000 objects costs a slice. Identical selections being computed are computed once.
+    """
+
+    def __init__(self, size=64):
+        self.size = size
+        self._done = {}
+        self._pending = {}
+
+    @staticmethod
+    def key(kind, rows, rel, query, status):
+        rows_key = getattr(rows, "view_key", None)
+        if rows_key is None:
+            return None
+        parts = [kind.name, rows_key, query.filters, query.sorts, status]
+        for need in kind.list_needs:
+            value = rel[need]
+            version = getattr(value, "view_key", None)
+            if version is None and value:
+                return None  # read from the API server: no version to compare
+            parts.append(version)
+        return tuple(parts)
+
+    async def get(self, key, compute):
+        found = self._done.get(key)
+        if found is not None:
+            return found
+        pending = self._pending.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(compute())
+            self._pending[key] = pending
+            try:
+                found = await asyncio.shield(pending)
+            finally:
+                self._pending.pop(key, None)
+            if len(self._done) >= self.size:
+                self._done.pop(next(iter(self._done)))
+            self._done[key] = found
+            return found
+        return await asyncio.shield(pending)
+
+
+VIEWS = Views()
 
 
 async def assemble(fetch, kind, raw, namespaces, query, rel=None, status=True):
-    """The list response of ``kind`` over the raw objects ``raw``."""
+    """The list response of ``kind`` over the raw objects ``raw`` (sublists)."""
+    return await assemble_rows(fetch, kind, [Row(obj, None, None, None) for obj in raw],
+                               namespaces, query, rel, status)
+
+
+async def assemble_rows(fetch, kind, rows, namespaces, query, rel=None, status=True):
+    """The list response of ``kind`` over ``rows`` (store.Row: an object and, from the cache,
+    its precomputed keys)."""
     rel = rel if rel is not None else Related()
     if kind.keep is not None:
-        raw = [obj for obj in raw if kind.keep(obj)]
-    if raw:  # nothing to summarise needs no related reads
+        rows = _kept(kind, rows)
+    if rows:  # nothing to summarise needs no related reads
         await fetch.gather(standard_needs(kind.list_needs, namespaces), rel)
-    if len(raw) >= OFF_LOOP_ITEMS:
-        items, page, total, list_status = await fetch.cluster.executor.run(
-            summarise, kind, raw, rel, query, status)
+
+    async def compute():
+        if len(rows) >= OFF_LOOP_ITEMS:
+            return await fetch.cluster.executor.run(select, kind, rows, rel, query, status)
+        return select(kind, rows, rel, query, status)
+
+    key = Views.key(kind, rows, rel, query, status)
+    order, total, list_status = await (VIEWS.get(key, compute) if key else compute())
+    page = dataselect.paginate(order, query)
+    if len(page) >= OFF_LOOP_ITEMS:
+        items = await fetch.cluster.executor.run(_items, kind, page, rel)
     else:
-        items, page, total, list_status = summarise(kind, raw, rel, query, status)
-    out = envelope(kind, page, total, list_status)
+        items = _items(kind, page, rel)
+    out = envelope(kind, items, total, list_status)
     if kind.page_needs is not None and page:
-        raw_of = {id(item): obj for item, obj in zip(items, raw)}
         page_rel = Related()
-        await fetch.gather([n for item in page for n in kind.page_needs(raw_of[id(item)])],
-                           page_rel)
-        for item in page:
-            kind.finish(item, raw_of[id(item)], page_rel)
+        await fetch.gather([n for row in page for n in kind.page_needs(row.obj)], page_rel)
+        for item, row in zip(items, page):
+            kind.finish(item, row.obj, page_rel)
     for decorate in DECORATORS:
-        await decorate(fetch, kind, page, out, query)
+        await decorate(fetch, kind, items, out, query)
     out["errors"] = fetch.errors
     return out
 
 
+def _kept(kind, rows):
+    kept = [row for row in rows if kind.keep(row.obj)]
+    if len(kept) == len(rows):
+        return rows  # keeps the cache's version on it
+    return kept
+
+
+def _items(kind, page, rel):
+    return [row.item if row.item is not None else kind.summary(row.obj, rel) for row in page]
+
+
 async def list_kind(fetch, kind, namespaces, query):
-    """GET /api/v1/{kind}[/{namespaces}]."""
+    """GET /api/v1/{kind}[/{namespaces}].
+
+    "All namespaces" for a caller who may not list the kind cluster-wide is the list over the
+    namespaces where they may (reads.usable namespaces), rather than a 403."""
     if not kind.namespaced:
         namespaces = ALL
-    raw = await fetch.list(kind, namespaces)
-    return await assemble(fetch, kind, raw, namespaces, query)
+    try:
+        rows = await fetch.rows(kind, namespaces)
+    except ApiError as exc:
+        if not (is_forbidden(exc) and namespaces.all):
+            raise
+        rows, namespaces = await _usable_rows(fetch, kind, exc)
+    return await assemble_rows(fetch, kind, rows, namespaces, query)
+
+
+async def _usable_rows(fetch, kind, refusal):
+    if kind.name == "namespace":
+        names = await fetch.usable_namespaces(kind, "get")
+        if not names:
+            raise refusal
+        objects = await asyncio.gather(*(fetch.get(kind, None, n) for n in names))
+        return [Row(slim.slim("namespaces", o), None, None, None) for o in objects], ALL
+    if not kind.namespaced:
+        raise refusal
+    names = await fetch.usable_namespaces(kind)
+    if not names:
+        raise refusal
+    namespaces = Namespaces(names)
+    return await fetch.rows(kind, namespaces), namespaces
 
 
 async def sublist(fetch, parent, sub, query, arg):
@@ -215,6 +418,7 @@ async def embedded(fetch, parent_kind, parent, embed, query, arg):
     """A sublist inside a detail: a forbidden read leaves an empty list and an error."""
     sub = parent_kind.sublist(embed.suffix)
     inner = Fetch(fetch.handle, fetch.cluster, fetch.source)
+    inner._releases = fetch._releases  # its list slots end with the request
     try:
         out = await sublist(inner, parent, sub, embed.query or query, arg)
     except ApiError as exc:

@@ -97,6 +97,18 @@ def parser():
                       help="client-side burst allowance per caller")
     kube.add_argument("--api-workers", type=_positive_int, default=16,
                       help="threads (and pooled connections) for blocking API server calls")
+    kube.add_argument("--watch-cache", nargs="?", const=True, default=True, type=_bool,
+                      help="answer lists from a shared watch cache filled with the service's "
+                           "identity, after the API server authorizes each caller (default "
+                           "true; false, or --proxy: every list goes to the API server)")
+    kube.add_argument("--access-cache-ttl", type=duration, default=duration("5s"),
+                      help="how long a caller's list right, as the API server answered it, is "
+                           "reused: the longest a revoked right still shows cached lists")
+    kube.add_argument("--max-large-lists", type=_positive_int, default=2,
+                      help="lists longer than one chunk read from the API server at once "
+                           "(bounds memory); others wait")
+    kube.add_argument("--large-list-wait", type=duration, default=duration("20s"),
+                      help="how long a list waits for a slot before a 503 with Retry-After")
     kube.add_argument("--api-timeout", type=duration, default=duration("60s"),
                       help="timeout of one API server call")
 

@@ -9,8 +9,12 @@ import logging
 
 import tornado.web
 
-from dashboard_api import locales, requestlog, routes, terminal
+from dashboard_api import listing, locales, requestlog, routes, terminal
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
+from dashboard_api.cache import WatchCache
+from dashboard_api.cache.access import Access
+from dashboard_api.cache.source import CacheSource, NamespaceCandidates
+from dashboard_api.cache.telemetry import CacheCollector
 from dashboard_api.context import Context
 from dashboard_api.handlers import static
 from dashboard_api.handlers.base import NotFoundHandler
@@ -64,6 +68,23 @@ def make_context(options, cluster, telemetry):
                     "random one, so other replicas will refuse this one's CSRF tokens")
     csrf = CsrfGuard(CsrfTokens(key, options.csrf_token_ttl), enabled=not options.disable_csrf)
     settings = SettingsStore(cluster, options.namespace, options.settings_config_map_name)
+    cache, source = make_source(options, cluster, settings)
+    if telemetry is not None and cache is not None:
+        telemetry.registry.register(CacheCollector(cache, source.access))
     return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
                    sidecar=make_sidecar(options, cluster), routes=served_routes(options.mode),
-                   locales=locales.load(options.locale_config))
+                   locales=locales.load(options.locale_config), source=source, cache=cache)
+
+
+def make_source(options, cluster, settings):
+    """(the watch cache or None, the list source): the cache unless it is turned off or the
+    service has no identity of its own (--proxy); pass-through lists are bounded either way."""
+    use_cache = options.watch_cache and not options.proxy
+    cache = WatchCache(cluster) if use_cache else None
+    candidates = NamespaceCandidates(cluster, settings, cache)
+    passthrough = listing.ChunkedList(
+        slots=listing.ListSlots(options.max_large_lists, options.large_list_wait),
+        access=Access(options.access_cache_ttl), candidates=candidates)
+    if cache is None:
+        return None, passthrough
+    return cache, CacheSource(cache, passthrough, candidates)

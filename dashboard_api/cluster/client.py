@@ -133,6 +133,16 @@ class Handle:
         self._service = service
         self.limiter = limiter or UNLIMITED
 
+    @property
+    def token(self):
+        """The caller's bearer token (None for the service identity)."""
+        value = (self._auth or {}).get("Authorization", "")
+        return value[len("Bearer "):] if value.startswith("Bearer ") else None
+
+    @property
+    def impersonation(self):
+        return self._impersonation
+
     def headers(self):
         headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
         if self._service:

@@ -33,6 +33,11 @@ class ClusterConfig:
         self.user_pool = _pool(_without_credentials(base), pool_size)
         self.service_pool = _pool(base, pool_size) if service_identity else None
 
+    @property
+    def service_base(self):
+        """The service identity's configuration (watches build their own TLS context)."""
+        return self._base
+
     def service_headers(self):
         """The service's own Authorization header, refreshed when the loader supports it."""
         if self.service_pool is None:

@@ -6,7 +6,7 @@ import time
 import tornado.web
 import ujson
 
-from dashboard_api import params
+from dashboard_api import listing, params
 from dashboard_api.auth.bearer import bearer_token
 from dashboard_api.cluster.client import is_impersonation_header
 from dashboard_api.errors import REASONS, ApiError, bad_request, unauthorized
@@ -22,6 +22,7 @@ class BaseHandler(tornado.web.RequestHandler):
     def initialize(self, route=None, **_):
         self.route = route
         self._started = time.monotonic()
+        self._fetches = []
 
     @property
     def ctx(self):
@@ -50,6 +51,21 @@ class BaseHandler(tornado.web.RequestHandler):
                 impersonation[name] = (impersonation[name] + "," + value
                                        if name in impersonation else value)
         return self.ctx.cluster.handle(self.token(), impersonation)
+
+    def reads(self):
+        """The request's listing.Fetch (401 without a token); the list slots it holds are
+        given back when the request ends, however it ends."""
+        fetch = listing.Fetch(self.caller(), self.ctx.cluster, self.ctx.source)
+        self._fetches.append(fetch)
+        return fetch
+
+    def _close_fetches(self):
+        for fetch in self._fetches:
+            fetch.close()
+
+    def on_connection_close(self):
+        self._close_fetches()
+        super().on_connection_close()
 
     # --- input ----------------------------------------------------------------------------
 
@@ -99,6 +115,8 @@ class BaseHandler(tornado.web.RequestHandler):
                              else REASONS.get(status_code, self._reason))
         if error.code == 401:
             self.set_header("WWW-Authenticate", 'Bearer realm="dashboard"')
+        for name, value in error.headers.items():
+            self.set_header(name, value)
         self.set_status(error.code, error.reason if error.code not in REASONS else None)
         self.set_header("Content-Type", JSON)
         self.finish(ujson.dumps(error.body(), ensure_ascii=False))
@@ -117,6 +135,7 @@ class BaseHandler(tornado.web.RequestHandler):
                   exc_info=(typ, value, tb))
 
     def on_finish(self):
+        self._close_fetches()
         # Only matched routes are counted: random paths must not grow the label set.
         telemetry = self.ctx.telemetry
         if telemetry is not None and self.route is not None:

@@ -89,7 +89,7 @@ def previous_error(exc, previous):
 class LogsBase(BaseHandler):
     def fetch(self):
         """The request's reads (401 without a token), as the resource routes make them."""
-        return listing.Fetch(self.caller(), self.ctx.cluster, self.ctx.source)
+        return self.reads()
 
 
 class LogHandler(LogsBase):

@@ -26,7 +26,7 @@ class ResourceHandler(BaseHandler):
 
     def start(self):
         """The request's Fetch and Query: 401 without a token, 400 for bad dataselect values."""
-        fetch = listing.Fetch(self.caller(), self.ctx.cluster, self.ctx.source)
+        fetch = self.reads()
         return fetch, dataselect.parse(self.arg)
 
 

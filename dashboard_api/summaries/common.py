@@ -94,7 +94,8 @@ class Related(dict):
     """Related raw objects fetched for one request, by key ("pods", "events", ...).
 
     A missing key reads as an empty list; ``index`` builds and keeps a lookup table once, so a
-    list of 2,000 items does not rescan the related lists per item.
+    list of 2,000 items does not rescan the related lists per item. A list from the watch cache
+    has a ``lookup(index)`` of its own, kept up to date by the cache, so nothing is rescanned.
     """
 
     def __init__(self, *args, **kw):
@@ -117,6 +118,10 @@ class Related(dict):
 
     def by_controller(self, key):
         """Objects of ``key`` grouped by the UID of their controller owner."""
+        lookup = getattr(self[key], "lookup", None)
+        if lookup is not None:  # a cached list brings its store's index
+            return lookup("controller")
+
         def build(rel):
             out = {}
             for obj in rel[key] or ():
@@ -128,6 +133,10 @@ class Related(dict):
 
     def events_by_object(self):
         """Events grouped by involvedObject.uid."""
+        lookup = getattr(self["events"], "lookup", None)
+        if lookup is not None:
+            return lookup("involved")
+
         def build(rel):
             out = {}
             for ev in rel["events"] or ():

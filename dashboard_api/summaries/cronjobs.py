@@ -15,11 +15,11 @@ def item(obj, rel):
                                 (template.get("spec") or {}).get("containers") or ()]}
 
 
-def list_status(raw, items, rel):
+def list_status(raw, rel):
     """Running unless suspended (upstream also counted an unset ``suspend`` as failed)."""
     out = resource_status()
-    for it in items:
-        out["failed" if it["suspend"] else "running"] += 1
+    for obj in raw:
+        out["failed" if (obj.get("spec") or {}).get("suspend") else "running"] += 1
     return out
 
 

@@ -59,10 +59,10 @@ def item(pod, rel):
     }
 
 
-def list_status(raw, items, rel):
+def list_status(raw, rel):
     out = resource_status()
-    for pod, it in zip(raw, items):
-        bucket = list_phase(pod, bool(it["warnings"]))
+    for pod in raw:
+        bucket = list_phase(pod, bool(warnings((pod,), rel)))
         if bucket:
             out[bucket] += 1
     return out

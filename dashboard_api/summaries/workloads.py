@@ -96,29 +96,37 @@ def job(obj, rel):
     return item
 
 
-def list_status(raw, items, rel):
-    """Per item: failed when it has warnings, else pending when a pod pends, else running."""
-    out = resource_status()
-    for item in items:
-        info = item.get("podInfo") or item["pods"]
-        if info["warnings"]:
-            out["failed"] += 1
-        elif info["pending"] > 0:
-            out["pending"] += 1
-        else:
-            out["running"] += 1
-    return out
+def _status_by(pods_of):
+    """The list status of workloads whose pods ``pods_of(obj, rel)`` gives: per workload,
+    failed when its pods have warnings, else pending when one pends, else running."""
+    def list_status(raw, rel):
+        out = resource_status()
+        for obj in raw:
+            pods = pods_of(obj, rel)
+            if warnings(pods, rel):
+                out["failed"] += 1
+            elif any((p.get("status") or {}).get("phase") == "Pending" for p in pods):
+                out["pending"] += 1
+            else:
+                out["running"] += 1
+        return out
+    return list_status
 
 
-def job_list_status(raw, items, rel):
+list_status = _status_by(owned_pods)
+deployment_list_status = _status_by(deployment_pods)
+
+
+def job_list_status(raw, rel):
     out = resource_status()
-    for item in items:
-        state = item["jobStatus"]["status"]
+    for obj in raw:
+        state = job_status(obj)["status"]
         if state == "Failed":
             out["failed"] += 1
         elif state == "Complete":
             out["succeeded"] += 1
-        elif item["podInfo"]["running"] > 0:
+        elif any((p.get("status") or {}).get("phase") == "Running"
+                 for p in owned_pods(obj, rel)):
             out["running"] += 1
         else:
             out["pending"] += 1

@@ -13,15 +13,32 @@ def forbidden(gateway, path, token, verb, resource):
 
 
 def confined(gateway, kind, editor_token, namespace):
-    """The editor may read ``kind`` in team-a only: all namespaces, or team-a plus another
-    namespace, is a 403."""
-    for segment in ("", "/%20", "/team-a," + namespace):
-        reply = gateway.get("/api/v1/" + kind + segment, token=editor_token)
-        assert reply.status == 403, (kind, segment, reply)
-        assert 'User "editor" cannot list resource' in reply.json()["message"]
+    """The editor may read ``kind`` in team-a only: team-a plus another namespace is a 403;
+    all namespaces is the list over the namespaces where they may list it (team-a only)."""
+    reply = gateway.get("/api/v1/%s/team-a,%s" % (kind, namespace), token=editor_token)
+    assert reply.status == 403, (kind, reply)
+    assert 'User "editor" cannot list resource' in reply.json()["message"]
     ok = gateway.get("/api/v1/%s/team-a" % kind, token=editor_token)
     assert ok.status == 200, (kind, ok)
     assert ok.json()["errors"] == []
+    for segment in ("", "/%20"):
+        every = gateway.get("/api/v1/" + kind + segment, token=editor_token)
+        assert every.status == 200, (kind, segment, every)
+        assert every.json()["items"] == ok.json()["items"], (kind, segment)
+        assert {i["objectMeta"]["namespace"] for i in every.json()["items"]} <= {"team-a"}
+
+
+def usable_only(gateway, path, token, namespaces=("team-a",)):
+    """"All namespaces" for a caller who may not list cluster-wide: 200, and only objects of
+    the namespaces where they may list (the same items as their own list of those)."""
+    reply = gateway.get(path, token=token)
+    assert reply.status == 200, (path, reply)
+    body = reply.json()
+    assert {i["objectMeta"]["namespace"] for i in body["items"]} <= set(namespaces), body
+    base = path[:-len("/%20")] if path.endswith("/%20") else path
+    own = get(gateway, base + "/" + ",".join(namespaces), token)
+    assert body["items"] == own["items"] and body["listMeta"] == own["listMeta"], (body, own)
+    return body
 
 
 def missing(gateway, path, token, what):

@@ -4,7 +4,7 @@ serviceaccount (+ secret, imagepullsecret), poddisruptionbudget, horizontalpodau
 import secrets
 
 from tests.resources import kube
-from tests.resources.checks import cluster_objects, confined, forbidden, get, missing  # noqa: F401
+from tests.resources.checks import cluster_objects, confined, forbidden, get, missing, usable_only  # noqa: F401,E501
 
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
 READ_PODS = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]
@@ -251,9 +251,11 @@ def test_roles_confined_to_granted_namespace(cluster, gateway, namespace, other_
         "apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"],
         "verbs": ["get", "list"]}])
     for kind in ("role", "rolebinding"):
-        for segment in ("", "/%20", "/%s,%s" % (namespace, other_namespace)):
-            reply = gateway.get("/api/v1/" + kind + segment, token=token)
-            assert reply.status == 403, (kind, segment, reply)
+        reply = gateway.get("/api/v1/%s/%s,%s" % (kind, namespace, other_namespace),
+                            token=token)
+        assert reply.status == 403, (kind, reply)
+        for segment in ("", "/%20"):
+            usable_only(gateway, "/api/v1/" + kind + segment, token, (namespace,))
         body = get(gateway, "/api/v1/%s/%s" % (kind, namespace), token)
         assert kube.names(body, "items") == ["rbac-reader"] and body["errors"] == []
 

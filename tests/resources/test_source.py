@@ -20,6 +20,9 @@ class CountingHandle:
         self.handle = handle
         self.gets = []
 
+    token = property(lambda self: self.handle.token)
+    impersonation = property(lambda self: self.handle.impersonation)
+
     async def get(self, path, params=None):
         self.gets.append((path, dict(params or {})))
         return await self.handle.get(path, params)
@@ -47,7 +50,11 @@ async def list_pods(cluster, token, namespaces, chunk, labels=None, wrap=Countin
         handle = real.handle(token)
         resource = await real.discovery.resolve(handle, "", "pods", ("v1",))
         counting = wrap(handle)
-        items = await ChunkedList(chunk).list(counting, resource, namespaces, labels)
+        fetch = listing.Fetch(counting, real)
+        try:
+            items = await ChunkedList(chunk).list(fetch, resource, namespaces, labels)
+        finally:
+            fetch.close()
         return items, counting.gets
     finally:
         real.executor.shutdown()
@@ -115,12 +122,12 @@ async def test_long_lists_are_summarised_in_the_executor(cluster, namespace, adm
 
     try:
         on_loop = await pod_list()
-        assert listing.summarise not in ran
+        assert listing.select not in ran
         monkeypatch.setattr(listing, "OFF_LOOP_ITEMS", 1)
         off_loop = await pod_list()
     finally:
         real.shutdown()
-    assert ran.count(listing.summarise) == 1
+    assert ran.count(listing.select) == 1
     assert off_loop == on_loop
     assert on_loop["listMeta"]["totalItems"] == 5 and on_loop["status"]["pending"] == 5
     assert [p["objectMeta"]["name"] for p in on_loop["pods"]] == ["p4", "p3", "p2"]

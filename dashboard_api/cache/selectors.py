@@ -1,0 +1,98 @@
+"""Label and field selectors evaluated in the process, as the API server evaluates them (pure).
+
+The cache answers related reads such as "pods with app=web" or "events with
+involvedObject.name=x" itself. A selector it cannot read exactly parses to None, and the caller
+then asks the API server instead: never a guess.
+"""
+
+import re
+
+_SET = re.compile(r"^\s*(!?)\s*([A-Za-z0-9_./-]+)\s*(?:(in|notin)\s*\(([^)]*)\))?\s*$")
+_EQ = re.compile(r"^\s*([A-Za-z0-9_./-]+)\s*(==|=|!=)\s*([A-Za-z0-9_.-]*)\s*$")
+
+
+def _split(text):
+    """Requirements are comma-separated, except the commas inside ``( )``."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in parts if p.strip()]
+
+
+def labels(text):
+    """A predicate ``f(labels_dict) -> bool`` for a label selector string, or None."""
+    if not text:
+        return lambda _labels: True
+    tests = []
+    for part in _split(text):
+        m = _EQ.match(part)
+        if m:
+            key, op, value = m.groups()
+            if op == "!=":
+                tests.append(lambda lb, k=key, v=value: lb.get(k) != v)
+            else:
+                tests.append(lambda lb, k=key, v=value: lb.get(k) == v)
+            continue
+        m = _SET.match(part)
+        if not m:
+            return None
+        negated, key, op, values = m.groups()
+        if op and negated:
+            return None
+        if op == "in":
+            wanted = frozenset(v.strip() for v in values.split(","))
+            tests.append(lambda lb, k=key, w=wanted: k in lb and lb[k] in w)
+        elif op == "notin":
+            wanted = frozenset(v.strip() for v in values.split(","))
+            tests.append(lambda lb, k=key, w=wanted: lb.get(k) not in w)
+        elif negated:
+            tests.append(lambda lb, k=key: k not in lb)
+        else:
+            tests.append(lambda lb, k=key: k in lb)
+    return lambda lb: all(t(lb) for t in tests)
+
+
+def _path_value(obj, path):
+    value = obj
+    for part in path.split("."):
+        if not isinstance(value, dict):
+            return ""
+        value = value.get(part)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else str(value)
+
+
+# Field selectors are answered for these paths only; the API server supports a few per kind,
+# and these are the ones the gateway itself sends.
+FIELD_PATHS = frozenset((
+    "metadata.name", "metadata.namespace", "spec.nodeName", "status.phase",
+    "involvedObject.kind", "involvedObject.name", "involvedObject.namespace",
+    "involvedObject.uid", "involvedObject.fieldPath", "type", "reason",
+))
+
+
+def fields(text):
+    """A predicate ``f(obj) -> bool`` for a field selector string, or None."""
+    if not text:
+        return lambda _obj: True
+    tests = []
+    for part in text.split(","):
+        m = re.match(r"^\s*([A-Za-z.]+)\s*(==|=|!=)\s*(.*?)\s*$", part)
+        if not m or m.group(1) not in FIELD_PATHS:
+            return None
+        path, op, value = m.groups()
+        if op == "!=":
+            tests.append(lambda o, p=path, v=value: _path_value(o, p) != v)
+        else:
+            tests.append(lambda o, p=path, v=value: _path_value(o, p) == v)
+    return lambda obj: all(t(obj) for t in tests)

@@ -1,0 +1,200 @@
+"""The cached objects of one resource, kept in the API server's own order, with indexes.
+
+A ``Row`` is one slim object and the keys a list sorts and filters it by, computed once when the
+object arrives (not on every request). Rows are never changed once made: an update replaces the
+row. Readers outside the event loop (the list selection runs in the executor) therefore see
+consistent rows; the index buckets they read are replaced, never mutated, for the same reason.
+
+Order: the API server lists a resource in the order of its storage keys, ``namespace/name``; a
+list of several named namespaces is the concatenation of their lists in the order asked. The
+store keeps each namespace's names sorted and namespaces in key order, so ``scope`` gives that
+order without sorting.
+"""
+
+import bisect
+
+from dashboard_api import dataselect
+from dashboard_api.summaries.common import Related
+
+SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
+_EMPTY = Related()
+
+
+class Row:
+    """``keys``: {property: (filter text, sort value)}, or None until the list computes them
+    from the object's summary; ``item``: that summary, when the list computed it."""
+
+    __slots__ = ("obj", "namespace", "name", "keys", "item")
+
+    def __init__(self, obj, namespace, name, keys, item=None):
+        self.obj = obj
+        self.namespace = namespace
+        self.name = name
+        self.keys = keys
+        self.item = item
+
+
+def row_of(kind, obj):
+    """The row of a slim object: the list's property keys read from its own summary (every
+    list property depends on the object alone)."""
+    meta = obj.get("metadata") or {}
+    keys = dataselect.keys_of(kind.summary(obj, _EMPTY), kind.properties) if kind else {}
+    return Row(obj, meta.get("namespace") or "", meta.get("name") or "", keys)
+
+
+class Index:
+    """Rows grouped by a value of their object (a controller's UID, a node name...)."""
+
+    def __init__(self, value_of):
+        self.value_of = value_of
+        self.buckets = {}   # value -> {(namespace, name): Row}; a bucket is replaced on change
+
+    def add(self, row):
+        for value in self.value_of(row.obj):
+            bucket = dict(self.buckets.get(value) or ())
+            bucket[(row.namespace, row.name)] = row
+            self.buckets[value] = bucket
+
+    def remove(self, row):
+        for value in self.value_of(row.obj):
+            bucket = self.buckets.get(value)
+            if bucket and (row.namespace, row.name) in bucket:
+                bucket = dict(bucket)
+                del bucket[(row.namespace, row.name)]
+                if bucket:
+                    self.buckets[value] = bucket
+                else:
+                    del self.buckets[value]
+
+    def get(self, value):
+        """The rows of ``value`` in the store's order."""
+        bucket = self.buckets.get(value)
+        if not bucket:
+            return ()
+        return sorted(bucket.values(), key=_order)
+
+
+class Scoped(list):
+    """The rows (or objects) of one store in one scope, as a list that also says which version
+    of the store it is (``view_key``, for listing.Views) and brings the store's indexes
+    (``lookup``, for summaries.common.Related), limited to the scope's namespaces."""
+
+    def __init__(self, items, store, namespaces, objects=False):
+        super().__init__(items)
+        self.view_key = (id(store), store.generation, namespaces)
+        self._store = store
+        self._namespaces = frozenset(namespaces) if namespaces else None
+        self._objects = objects
+
+    def lookup(self, index):
+        return Lookup(self._store.indexes[index], self._namespaces)
+
+
+class Lookup:
+    """``get(value, default)`` -> the objects of an index bucket within the namespaces."""
+
+    def __init__(self, index, namespaces):
+        self.index = index
+        self.namespaces = namespaces
+
+    def get(self, value, default=()):
+        rows = self.index.get(value)
+        if self.namespaces is not None:
+            rows = [r for r in rows if r.namespace in self.namespaces]
+        return [r.obj for r in rows] or default
+
+
+def _order(row):
+    return (row.namespace + "/", row.name)
+
+
+class Store:
+    """One resource's rows; ``generation`` counts the changes applied (views compare it)."""
+
+    def __init__(self, kind, indexes=None):
+        self.kind = kind
+        self.state = SYNCING
+        self.generation = 0
+        self.resource_version = None
+        self.events = 0
+        self.rows = {}              # (namespace, name) -> Row
+        self.names = {}             # namespace -> sorted [name]
+        self.indexes = {name: Index(fn) for name, fn in (indexes or {}).items()}
+        self._scopes = {}           # (namespaces, objects?) -> Scoped, until the next change
+
+    def __len__(self):
+        return len(self.rows)
+
+    # --- changes (event loop only) ---------------------------------------------------------
+
+    def replace(self, rows, resource_version):
+        """The result of a full LIST: the store holds exactly ``rows`` afterwards."""
+        self.rows = {}
+        self.names = {}
+        for index in self.indexes.values():
+            index.buckets = {}
+        for row in rows:
+            self._put(row)
+        self.resource_version = resource_version
+        self._changed()
+
+    def apply(self, kind_of_event, row, resource_version):
+        if kind_of_event == "DELETED":
+            self._delete(row.namespace, row.name)
+        else:
+            self._put(row)
+        self.resource_version = resource_version
+        self.events += 1
+        self._changed()
+
+    def _put(self, row):
+        key = (row.namespace, row.name)
+        old = self.rows.get(key)
+        if old is not None:
+            for index in self.indexes.values():
+                index.remove(old)
+        else:
+            names = self.names.setdefault(row.namespace, [])
+            bisect.insort(names, row.name)
+        self.rows[key] = row
+        for index in self.indexes.values():
+            index.add(row)
+
+    def _delete(self, namespace, name):
+        old = self.rows.pop((namespace, name), None)
+        if old is None:
+            return
+        for index in self.indexes.values():
+            index.remove(old)
+        names = self.names.get(namespace)
+        if names:
+            i = bisect.bisect_left(names, name)
+            if i < len(names) and names[i] == name:
+                del names[i]
+            if not names:
+                del self.names[namespace]
+
+    def _changed(self):
+        self.generation += 1
+        self._scopes = {}
+
+    # --- reads -----------------------------------------------------------------------------
+
+    def scope(self, namespaces, objects=False):
+        """The rows (``objects``: their objects) of the namespaces (a tuple; empty: all) in
+        the API server's list order. The list is shared by every reader until the next change:
+        never modify it."""
+        key = (tuple(namespaces), objects)
+        found = self._scopes.get(key)
+        if found is not None:
+            return found
+        if objects:
+            items = [row.obj for row in self.scope(namespaces)]
+        else:
+            order = key[0] or sorted(self.names, key=lambda ns: ns + "/")
+            rows = self.rows
+            items = [rows[(ns, name)] for ns in order for name in self.names.get(ns, ())]
+        if len(self._scopes) >= 32:
+            self._scopes.clear()
+        found = self._scopes[key] = Scoped(items, self, key[0], objects)
+        return found

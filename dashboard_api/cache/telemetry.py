@@ -1,0 +1,38 @@
+"""The watch cache's series on /metrics: state per kind, objects held, events applied, watch
+restarts, authorization answers reused and asked."""
+
+from prometheus_client.core import Metric
+
+STATES = ("syncing", "synced", "unavailable")
+
+
+class CacheCollector:
+    def __init__(self, cache, access):
+        self.cache = cache
+        self.access = access
+
+    def describe(self):
+        return []
+
+    def collect(self):
+        state = Metric("dashboard_cache_state", "1 for the state each cached kind is in", "gauge")
+        objects = Metric("dashboard_cache_objects", "objects held per cached kind", "gauge")
+        events = Metric("dashboard_cache_events_applied", "watch events applied per kind",
+                        "counter")
+        restarts = Metric("dashboard_cache_watch_restarts",
+                          "watches restarted or re-listed after an error or 410", "counter")
+        for kind, (current, held, applied, restarted) in sorted(self.cache.states().items()):
+            for name in STATES:
+                state.add_sample("dashboard_cache_state", {"kind": kind, "state": name},
+                                 1 if name == current else 0)
+            objects.add_sample("dashboard_cache_objects", {"kind": kind}, held)
+            events.add_sample("dashboard_cache_events_applied", {"kind": kind}, applied)
+            restarts.add_sample("dashboard_cache_watch_restarts", {"kind": kind}, restarted)
+        authz = Metric("dashboard_cache_authorization_checks",
+                       "list rights answered from the authorization cache (hit) or asked of the "
+                       "API server (miss)", "counter")
+        authz.add_sample("dashboard_cache_authorization_checks", {"result": "hit"},
+                         self.access.hits)
+        authz.add_sample("dashboard_cache_authorization_checks", {"result": "miss"},
+                         self.access.misses)
+        return [state, objects, events, restarts, authz]

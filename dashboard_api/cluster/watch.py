@@ -1,0 +1,197 @@
+"""LIST then WATCH one resource with the service's own identity, on the event loop.
+
+The reflector's loop, as client-go's informers have it: a chunked LIST gives the objects and a
+resourceVersion; a WATCH from that version (with bookmarks) streams the changes; a watch that
+ends is resumed from the last version seen; a version that is too old (410 Gone) starts again with
+a LIST; other failures back off, doubling up to ``MAX_BACKOFF``. The watch stream is read by
+Tornado's HTTP client with a streaming callback: no thread per watch. LIST pages are decoded and
+turned into rows in the executor.
+
+The consumer gets ``replace(rows, version)``, ``apply(type, row, version)`` and ``state(name)``
+calls; ``to_row(obj)`` turns a decoded object into what it stores (it runs in the executor for
+LIST pages and on the event loop for single events).
+"""
+
+import asyncio
+import logging
+import ssl
+
+import tornado.httpclient
+import ujson
+
+from dashboard_api.cluster.config import USER_AGENT
+from dashboard_api.errors import ApiError
+
+log = logging.getLogger("dashboard_api.cluster.watch")
+
+LIST_CHUNK = 1000
+MAX_LIST_PAGES = 10000
+WATCH_SECONDS = 300        # the server ends each watch after about this long; resumed at once
+MIN_BACKOFF, MAX_BACKOFF = 0.5, 30.0
+FORBIDDEN_RETRY = 60.0     # a resource the service may not list is tried again this often
+
+
+class Gone(Exception):
+    """The resourceVersion is too old: list again."""
+
+
+class Reflector:
+    def __init__(self, cluster, resource, to_row, consumer, http=None):
+        self.cluster = cluster
+        self.resource = resource
+        self.to_row = to_row
+        self.consumer = consumer
+        self.http = http
+        self.restarts = 0
+        self._task = None
+        self._stopped = False
+
+    def start(self):
+        self._task = asyncio.ensure_future(self.run())
+        return self._task
+
+    def stop(self):
+        self._stopped = True
+        if self._task is not None:
+            self._task.cancel()
+
+    async def run(self):
+        backoff = MIN_BACKOFF
+        version = None
+        while not self._stopped:
+            try:
+                if version is None:
+                    self.consumer.state("syncing")
+                    version = await self.list()
+                    self.consumer.state("synced")
+                    backoff = MIN_BACKOFF
+                version = await self.watch(version)
+                backoff = MIN_BACKOFF
+            except asyncio.CancelledError:
+                raise
+            except Gone:
+                self.restarts += 1
+                version = None
+            except ApiError as exc:
+                self.restarts += 1
+                if exc.code in (401, 403, 404) and version is None:
+                    self.consumer.state("unavailable")
+                    log.warning("cannot list %s with the service identity (%d): lists of it "
+                                "go to the API server", self.resource.plural, exc.code)
+                    await asyncio.sleep(FORBIDDEN_RETRY)
+                    continue
+                self.consumer.state("syncing")
+                log.info("watch of %s failed (%s); retrying in %.1fs", self.resource.plural,
+                         exc.message, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(MAX_BACKOFF, backoff * 2)
+            except Exception as exc:  # a network error, a bad reply: keep the cache alive
+                self.restarts += 1
+                self.consumer.state("syncing")
+                log.info("watch of %s failed (%s: %s); retrying in %.1fs",
+                         self.resource.plural, type(exc).__name__, exc, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(MAX_BACKOFF, backoff * 2)
+
+    async def list(self):
+        """A full chunked LIST; returns its resourceVersion."""
+        handle = self.cluster.service_handle()
+        params = {"limit": LIST_CHUNK}
+        rows = []
+        for _ in range(MAX_LIST_PAGES):
+            try:
+                page = await handle.get(self.resource.path(), params)
+            except ApiError as exc:
+                if exc.code == 410 and "continue" in params:
+                    raise Gone()
+                raise
+            items = page.get("items") or []
+            if items:
+                rows.extend(await self.cluster.executor.run(_rows, self.to_row, items))
+            meta = page.get("metadata") or {}
+            if not meta.get("continue"):
+                self.consumer.replace(rows, meta.get("resourceVersion"))
+                return meta.get("resourceVersion")
+            params["continue"] = meta["continue"]
+        raise ApiError(500, "listing %s did not end" % self.resource.plural)
+
+    async def watch(self, version):
+        """One WATCH from ``version``; returns the last version seen when the server ends it."""
+        state = {"version": version, "buffer": b"", "error": None}
+
+        def on_chunk(chunk):
+            if state["error"] is not None:
+                return
+            data = state["buffer"] + chunk
+            lines = data.split(b"\n")
+            state["buffer"] = lines.pop()
+            for line in lines:
+                if line.strip():
+                    try:
+                        self._event(line, state)
+                    except Gone as exc:
+                        state["error"] = exc
+                        return
+
+        config = self.cluster.config
+        url = self.cluster.url(self.resource.path(), {
+            "watch": "1", "resourceVersion": version, "allowWatchBookmarks": "true",
+            "timeoutSeconds": str(WATCH_SECONDS)})
+        headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        headers.update(config.service_headers())
+        request = tornado.httpclient.HTTPRequest(
+            url, headers=headers, streaming_callback=on_chunk,
+            header_callback=lambda line: self._header(line),
+            connect_timeout=10, request_timeout=WATCH_SECONDS + 30,
+            ssl_options=service_ssl_context(config))
+        try:
+            await self.http.fetch(request, raise_error=True)
+        except tornado.httpclient.HTTPClientError as exc:
+            if exc.code == 410:
+                raise Gone()
+            if exc.code == 599:
+                raise
+            raise ApiError(exc.code, "watch answered %d" % exc.code)
+        if state["error"] is not None:
+            raise state["error"]
+        return state["version"]
+
+    def _header(self, line):
+        # The status line arrives first: a 200 means the watch is established and caught up
+        # from our version on, so the data can be served again.
+        if line.startswith("HTTP/") and " 200 " in line + " ":
+            self.consumer.state("synced")
+
+    def _event(self, line, state):
+        event = ujson.loads(line)
+        kind, obj = event.get("type"), event.get("object") or {}
+        if kind == "ERROR":
+            if obj.get("code") == 410:
+                raise Gone()
+            raise Gone()  # any other watch error: list again rather than guess
+        version = (obj.get("metadata") or {}).get("resourceVersion") or state["version"]
+        state["version"] = version
+        if kind == "BOOKMARK":
+            return
+        if kind in ("ADDED", "MODIFIED", "DELETED"):
+            self.consumer.apply(kind, self.to_row(obj), version)
+
+
+def _rows(to_row, items):
+    return [to_row(obj) for obj in items]
+
+
+def service_ssl_context(config):
+    """The TLS context of the service identity for Tornado's client: the API server's CA and,
+    when the configuration has one, the service's client certificate."""
+    if not config.host.startswith("https"):
+        return None
+    base = config.service_base
+    ctx = ssl.create_default_context(cafile=base.ssl_ca_cert) if base.ssl_ca_cert \
+        else ssl.create_default_context()
+    if not base.verify_ssl:
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    if base.cert_file and base.key_file:
+        ctx.load_cert_chain(base.cert_file, base.key_file)
+    return ctx
