@@ -13,6 +13,8 @@ A row (``Kind``) says where the kind lives and how it looks on the wire:
                 fetched in the list's namespaces; a forbidden one becomes an ``errors`` entry
   list_status   pure ``(raw, rel) -> ResourceStatus`` or None (no ``status`` block); it reads
                 the objects and ``rel`` only, so the cache computes it without summaries
+  status_facts  pure ``(obj) -> facts`` or None: what list_status needs of an object alone;
+                the cache computes them once per change and passes ``facts=`` to list_status
   properties    dataselect properties (default: name, creationTimestamp, namespace)
   filterable    False for event lists (sort and page only)
   metrics       True when the list carries ``cumulativeMetrics`` (filled by DECORATORS)
@@ -50,7 +52,7 @@ class Kind:
     def __init__(self, name, group, plural, namespaced, list_key, summary, versions=("v1",),
                  list_needs=(), list_status=None, properties=dataselect.COMMON,
                  filterable=True, metrics=False, detail=None, detail_needs=None, embeds=(),
-                 sublists=(), page_needs=None, finish=None, keep=None):
+                 sublists=(), page_needs=None, finish=None, keep=None, status_facts=None):
         self.name = name
         self.group = group
         self.plural = plural
@@ -70,6 +72,7 @@ class Kind:
         self.page_needs = page_needs
         self.finish = finish
         self.keep = keep
+        self.status_facts = status_facts
 
     def sublist(self, suffix):
         for sub in self.sublists:
@@ -85,7 +88,7 @@ _EVENTS = events.RESOURCE_EVENTS
 
 TABLE = [
     Kind("pod", "", "pods", True, "pods", pods.item, list_needs=("events",),
-         list_status=pods.list_status, properties=pods.PROPERTIES, metrics=True,
+         list_status=pods.list_status, status_facts=pods.status_facts, properties=pods.PROPERTIES, metrics=True,
          detail=pods.detail, detail_needs=pods.detail_needs,
          embeds=pods.EMBEDS, sublists=(pods.CONTAINERS, _EVENTS, pods.CLAIMS)),
     Kind("deployment", "apps", "deployments", True, "deployments", workloads.deployment,

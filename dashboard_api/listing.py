@@ -267,8 +267,12 @@ def select(kind, rows, rel, query, status):
             row.item = kind.summary(row.obj, rel)
             row.keys = dataselect.keys_of(row.item, props)
     order, total = dataselect.select_rows(rows, query, kind.properties, kind.filterable)
-    list_status = kind.list_status([r.obj for r in rows], rel) \
-        if status and kind.list_status else None
+    list_status = None
+    if status and kind.list_status:
+        if kind.status_facts and rows and rows[0].facts is not None:
+            list_status = kind.list_status(None, rel, facts=[r.facts for r in rows])
+        else:
+            list_status = kind.list_status([r.obj for r in rows], rel)
     return order, total, list_status
 
 

@@ -5,10 +5,13 @@ way, so the two give the same bytes. Details (one object) are read whole from th
 
 Dropped everywhere: ``metadata.managedFields`` and the ``kubectl.kubernetes.io/last-applied-
 configuration`` annotation (a second copy of the object, often the largest part of it). Pods keep
-of their spec only what summaries read (node, container names, images and resources, claims);
+of their spec and status only what summaries read (node, container names, images and resources,
+claims; phase, conditions, container states);
 pod templates lose their containers' ``env`` (values); config maps lose their data. Secrets are
 never cached; when listed through the API server they are slimmed like any other object.
 """
+
+from sys import intern
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -18,13 +21,24 @@ _TEMPLATE_KINDS = frozenset(("deployments", "replicasets", "replicationcontrolle
                              "daemonsets", "statefulsets", "jobs"))
 
 
+def _interned(mapping):
+    """Label maps repeat across thousands of objects: one copy of each short string."""
+    return {intern(k): intern(v) if isinstance(v, str) and len(v) <= 64 else v
+            for k, v in mapping.items()}
+
+
 def metadata(meta):
     if not meta:
         return meta
-    out = {k: v for k, v in meta.items() if k != "managedFields"}
+    out = {intern(k): v for k, v in meta.items() if k != "managedFields"}
     annotations = out.get("annotations")
-    if annotations and LAST_APPLIED in annotations:
-        out["annotations"] = {k: v for k, v in annotations.items() if k != LAST_APPLIED}
+    if annotations:
+        out["annotations"] = _interned({k: v for k, v in annotations.items()
+                                        if k != LAST_APPLIED})
+    if out.get("labels"):
+        out["labels"] = _interned(out["labels"])
+    if out.get("namespace"):
+        out["namespace"] = intern(out["namespace"])
     return out
 
 
@@ -41,6 +55,25 @@ def pod_spec(spec):
     claims = [v for v in spec.get("volumes") or () if v.get("persistentVolumeClaim")]
     if claims:
         out["volumes"] = claims
+    return out
+
+
+_POD_STATUS_FIELDS = ("phase", "reason")
+_CONDITION_FIELDS = ("type", "status", "reason")
+_CONTAINER_STATUS_FIELDS = ("name", "ready", "restartCount", "started", "state")
+
+
+def pod_status(status):
+    """A pod's status: phase, reason, conditions and container states as the display status,
+    readiness and warnings read them (the pod detail reads the whole pod from the API server)."""
+    out = {k: status[k] for k in _POD_STATUS_FIELDS if k in status}
+    if status.get("conditions"):
+        out["conditions"] = [{k: c[k] for k in _CONDITION_FIELDS if k in c}
+                             for c in status["conditions"]]
+    for field in ("initContainerStatuses", "containerStatuses"):
+        if status.get(field):
+            out[field] = [{k: cs[k] for k in _CONTAINER_STATUS_FIELDS if k in cs}
+                          for cs in status[field]]
     return out
 
 
@@ -78,6 +111,8 @@ def slim(plural, obj):
     if plural == "pods":
         if out.get("spec"):
             out["spec"] = pod_spec(out["spec"])
+        if out.get("status"):
+            out["status"] = pod_status(out["status"])
     elif plural in _TEMPLATE_KINDS:
         out["spec"] = _with_template(out.get("spec"), ("template", "spec"))
     elif plural == "cronjobs":

@@ -2,8 +2,8 @@
 
 A ``Row`` is one slim object and the keys a list sorts and filters it by, computed once when the
 object arrives (not on every request). Rows are never changed once made: an update replaces the
-row. Readers outside the event loop (the list selection runs in the executor) therefore see
-consistent rows; the index buckets they read are replaced, never mutated, for the same reason.
+row, so readers outside the event loop (the list selection runs in the executor) see whole rows.
+Changes happen on the event loop only.
 
 Order: the API server lists a resource in the order of its storage keys, ``namespace/name``; a
 list of several named namespaces is the concatenation of their lists in the order asked. The
@@ -24,14 +24,15 @@ class Row:
     """``keys``: {property: (filter text, sort value)}, or None until the list computes them
     from the object's summary; ``item``: that summary, when the list computed it."""
 
-    __slots__ = ("obj", "namespace", "name", "keys", "item")
+    __slots__ = ("obj", "namespace", "name", "keys", "item", "facts")
 
-    def __init__(self, obj, namespace, name, keys, item=None):
+    def __init__(self, obj, namespace, name, keys, item=None, facts=None):
         self.obj = obj
         self.namespace = namespace
         self.name = name
         self.keys = keys
         self.item = item
+        self.facts = facts   # kind.status_facts(obj), when the kind has them
 
 
 def row_of(kind, obj):
@@ -39,39 +40,41 @@ def row_of(kind, obj):
     list property depends on the object alone)."""
     meta = obj.get("metadata") or {}
     keys = dataselect.keys_of(kind.summary(obj, _EMPTY), kind.properties) if kind else {}
-    return Row(obj, meta.get("namespace") or "", meta.get("name") or "", keys)
+    facts = kind.status_facts(obj) if kind is not None and kind.status_facts else None
+    return Row(obj, meta.get("namespace") or "", meta.get("name") or "", keys, facts=facts)
 
 
 class Index:
-    """Rows grouped by a value of their object (a controller's UID, a node name...)."""
+    """Rows grouped by a value of their object (a controller's UID, a node name...).
+
+    Buckets are changed in place on the event loop; a reader elsewhere copies a bucket with
+    one ``list(...)`` call, which runs no Python code and so sees it whole."""
 
     def __init__(self, value_of):
         self.value_of = value_of
-        self.buckets = {}   # value -> {(namespace, name): Row}; a bucket is replaced on change
+        self.buckets = {}   # value -> {(namespace + "/", name): Row}
 
     def add(self, row):
         for value in self.value_of(row.obj):
-            bucket = dict(self.buckets.get(value) or ())
-            bucket[(row.namespace, row.name)] = row
-            self.buckets[value] = bucket
+            bucket = self.buckets.get(value)
+            if bucket is None:
+                bucket = self.buckets[value] = {}
+            bucket[(row.namespace + "/", row.name)] = row
 
     def remove(self, row):
         for value in self.value_of(row.obj):
             bucket = self.buckets.get(value)
-            if bucket and (row.namespace, row.name) in bucket:
-                bucket = dict(bucket)
-                del bucket[(row.namespace, row.name)]
-                if bucket:
-                    self.buckets[value] = bucket
-                else:
-                    del self.buckets[value]
+            if bucket:
+                bucket.pop((row.namespace + "/", row.name), None)
+                if not bucket:
+                    self.buckets.pop(value, None)
 
     def get(self, value):
         """The rows of ``value`` in the store's order."""
         bucket = self.buckets.get(value)
         if not bucket:
             return ()
-        return sorted(bucket.values(), key=_order)
+        return [row for _key, row in sorted(list(bucket.items()))]
 
 
 class Scoped(list):
@@ -104,10 +107,6 @@ class Lookup:
         return [r.obj for r in rows] or default
 
 
-def _order(row):
-    return (row.namespace + "/", row.name)
-
-
 class Store:
     """One resource's rows; ``generation`` counts the changes applied (views compare it)."""
 
@@ -129,12 +128,17 @@ class Store:
 
     def replace(self, rows, resource_version):
         """The result of a full LIST: the store holds exactly ``rows`` afterwards."""
-        self.rows = {}
-        self.names = {}
+        self.rows = {(row.namespace, row.name): row for row in rows}
+        names = {}
+        for namespace, name in self.rows:
+            names.setdefault(namespace, []).append(name)
+        for values in names.values():
+            values.sort()
+        self.names = names
         for index in self.indexes.values():
             index.buckets = {}
-        for row in rows:
-            self._put(row)
+            for row in self.rows.values():
+                index.add(row)
         self.resource_version = resource_version
         self._changed()
 

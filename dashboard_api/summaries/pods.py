@@ -9,7 +9,7 @@ from dashboard_api.reads import Api, Embed, Need, Sublist, scope_of
 from dashboard_api.summaries import quantity, workloads
 from dashboard_api.summaries.common import (conditions, container_images, controller_ref,
                                             object_meta, resource_status, type_meta)
-from dashboard_api.summaries.events import warnings
+from dashboard_api.summaries.events import event_type, pod_ready, warnings
 from dashboard_api.summaries.podstatus import list_phase, pod_status, restart_count
 from dashboard_api.summaries.selectors import to_query
 
@@ -59,10 +59,23 @@ def item(pod, rel):
     }
 
 
-def list_status(raw, rel):
+def status_facts(pod):
+    """What the list status needs of one pod alone: its bucket without and with warnings,
+    whether it is ready (a ready pod has no warnings) and its UID. The watch cache computes
+    this once per change of the pod, not on every request."""
+    return (list_phase(pod, False), list_phase(pod, True), pod_ready(pod),
+            (pod.get("metadata") or {}).get("uid"))
+
+
+def list_status(raw, rel, facts=None):
+    """Pods by list phase; a pod with warnings (not ready, with Warning events) is failed."""
     out = resource_status()
-    for pod in raw:
-        bucket = list_phase(pod, bool(warnings((pod,), rel)))
+    by_object = rel.events_by_object()
+    for plain, warned, ready, uid in facts if facts is not None else map(status_facts, raw):
+        bucket = plain
+        if warned != plain and not ready and any(
+                event_type(ev) == "Warning" for ev in by_object.get(uid, ())):
+            bucket = warned
         if bucket:
             out[bucket] += 1
     return out

@@ -243,6 +243,15 @@ class LocalCluster:
         self._procs.append(proc)
         return proc
 
+    def restart_apiserver(self, timeout=60):
+        """Stops the API server by PID and starts it again with the same arguments and etcd,
+        for clients that must survive a restart; returns once it is ready again."""
+        old = next(p for p in self._procs if p.name == "kube-apiserver")
+        old.stop()
+        self._procs.remove(old)
+        self._spawn("kube-apiserver", old.popen.args)
+        self.wait_for(self._apiserver_ready, timeout, what="the API server after a restart")
+
     def _start_etcd(self, client_port, peer_port):
         # etcd fsyncs a lot while the apiserver bootstraps: keep its data in RAM when possible.
         base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else self.state_dir

@@ -1,6 +1,8 @@
 """The default source of raw objects: chunked LIST with limit/continue, per-namespace fan-out.
 Runs the listing code in-process against the local cluster (no gateway)."""
 
+import asyncio
+
 import pytest
 
 from dashboard_api import kinds, listing, options
@@ -131,3 +133,53 @@ async def test_long_lists_are_summarised_in_the_executor(cluster, namespace, adm
     assert off_loop == on_loop
     assert on_loop["listMeta"]["totalItems"] == 5 and on_loop["status"]["pending"] == 5
     assert [p["objectMeta"]["name"] for p in on_loop["pods"]] == ["p4", "p3", "p2"]
+
+
+@pytest.mark.gen_test(timeout=60)
+async def test_identical_lists_of_one_caller_share_one_list(cluster, namespace, admin_token):
+    pending_pods(cluster, namespace, 5)
+    real = real_cluster(cluster)
+    try:
+        handle = real.handle(admin_token)
+        resource = await real.discovery.resolve(handle, "", "pods", ("v1",))
+        counting = CountingHandle(handle)
+        source = ChunkedList(2)
+        fetches = [listing.Fetch(counting, real) for _ in range(4)]
+        results = await asyncio.gather(*(source.list(f, resource, Namespaces.one(namespace))
+                                          for f in fetches))
+        for f in fetches:
+            f.close()
+    finally:
+        real.shutdown()
+    assert all(len(r) == 5 for r in results)
+    assert len(counting.gets) == 3  # one chunked LIST (3 pages), not four
+
+
+@pytest.mark.gen_test(timeout=60)
+async def test_large_lists_wait_for_a_slot_then_get_503(cluster, namespace, admin_token):
+    pending_pods(cluster, namespace, 5)
+    real = real_cluster(cluster)
+    try:
+        admin = real.handle(admin_token)
+        resource = await real.discovery.resolve(admin, "", "pods", ("v1",))
+        source = ChunkedList(2, slots=listing.ListSlots(1, wait=0.3))
+        holder = listing.Fetch(admin, real)
+        assert len(await source.list(holder, resource, Namespaces.one(namespace))) == 5
+        # The first request still holds the only slot: another caller's long list waits, then
+        # is refused with a 503 that says when to retry.
+        other = listing.Fetch(real.handle(admin_token, {"Impersonate-User": "other",
+                                                        "Impersonate-Group": "system:masters"}),
+                              real)
+        with pytest.raises(ApiError) as refused:
+            await source.list(other, resource, Namespaces.one(namespace))
+        assert refused.value.code == 503 and refused.value.headers["Retry-After"]
+        # A list of one chunk needs no slot.
+        short = await source.list(listing.Fetch(admin, real), resource,
+                                  Namespaces.one(namespace), fields="metadata.name=p1")
+        assert [p["metadata"]["name"] for p in short] == ["p1"]
+        holder.close()  # the request ended: its slot is free again
+        again = listing.Fetch(admin, real)
+        assert len(await source.list(again, resource, Namespaces.one(namespace))) == 5
+        again.close()
+    finally:
+        real.shutdown()

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -98,6 +99,19 @@ class Gateway:
 
     def get(self, path, token=None, **kw):
         return self.request("GET", path, token=token, **kw)
+
+    def wait_cache_synced(self, timeout=30):
+        """Waits until no kind of the watch cache is still syncing (/metrics says so): the
+        gateway's connections are then all open."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.get("/metrics").data.decode()
+            states = re.findall(r'^dashboard_cache_state\{kind="[^"]+",state="syncing"\} (\S+)$',
+                                text, re.M)
+            if states and all(float(v) == 0 for v in states):
+                return
+            time.sleep(0.1)
+        raise RuntimeError("the watch cache did not sync within %ss" % timeout)
 
     def csrf_token(self, action):
         reply = self.request("GET", "/api/v1/csrftoken/" + action)

@@ -15,6 +15,7 @@ TRANSPORTS = ["websocket", "xhr-streaming", "xhr-polling"]
 @pytest.fixture(scope="module")
 def own_gateway(cluster):
     gw = Gateway.start(cluster)
+    gw.wait_cache_synced()  # its watches are open before the sockets are counted
     yield gw
     gw.stop()
 

@@ -1,0 +1,129 @@
+"""The watch cache's pure parts: selectors, slim records, the store's order and indexes, and
+selection over precomputed keys (the same answers as over summaries)."""
+
+import random
+
+from hypothesis import given, settings, strategies as st
+
+from dashboard_api import dataselect, kinds
+from dashboard_api.cache import selectors, slim
+from dashboard_api.cache.store import Store, row_of
+from dashboard_api.dataselect import Query
+from dashboard_api.summaries.common import Related
+
+
+def test_label_selectors_as_the_api_server_reads_them():
+    cases = [
+        ("app=web", {"app": "web"}, True), ("app=web", {"app": "db"}, False),
+        ("app==web,tier!=db", {"app": "web", "tier": "fe"}, True),
+        ("tier!=db", {}, True),
+        ("tier in (a, b),app", {"tier": "b", "app": ""}, True),
+        ("tier in (a,b)", {}, False),
+        ("tier notin (a,b)", {}, True), ("tier notin (a,b)", {"tier": "a"}, False),
+        ("!legacy", {"legacy": "1"}, False), ("!legacy", {}, True),
+        ("", {"x": "y"}, True),
+    ]
+    for text, labels, expected in cases:
+        assert selectors.labels(text)(labels) is expected, (text, labels)
+    for unreadable in ("app=web=x", "a in b", "!a in (x)", "a > 3"):
+        assert selectors.labels(unreadable) is None, unreadable
+
+
+def test_field_selectors_only_for_known_paths():
+    pod = {"metadata": {"name": "p", "namespace": "n"}, "spec": {"nodeName": "n1"},
+           "status": {"phase": "Running"}}
+    match = selectors.fields("spec.nodeName=n1,status.phase!=Succeeded,status.phase!=Failed")
+    assert match(pod) and not match(dict(pod, spec={"nodeName": "n2"}))
+    assert selectors.fields("metadata.name==p")(pod)
+    assert selectors.fields("spec.restartPolicy=Always") is None
+    assert selectors.fields("")(pod)
+
+
+def test_slim_drops_what_no_list_reads_and_keeps_the_rest():
+    pod = {"metadata": {"name": "p", "managedFields": [{"big": 1}], "labels": {"a": "b"},
+                        "annotations": {slim.LAST_APPLIED: "{...}", "keep": "me"}},
+           "spec": {"nodeName": "n", "tolerations": [{}], "volumes": [
+               {"name": "v", "persistentVolumeClaim": {"claimName": "c"}}, {"name": "t"}],
+               "containers": [{"name": "c", "image": "i", "env": [{"name": "PASSWORD",
+                                                                    "value": "hunter2"}],
+                               "resources": {"requests": {"cpu": "1"}}, "livenessProbe": {}}]},
+           "status": {"phase": "Running"}}
+    out = slim.slim("pods", pod)
+    assert out["metadata"] == {"name": "p", "labels": {"a": "b"}, "annotations": {"keep": "me"}}
+    assert out["spec"] == {"nodeName": "n", "containers": [
+        {"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}],
+        "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}]}
+    assert out["status"] == {"phase": "Running"}
+    assert "managedFields" in pod["metadata"] and pod["spec"]["containers"][0]["env"]  # unchanged
+    deployment = {"metadata": {}, "spec": {"replicas": 2, "template": {"spec": {"containers": [
+        {"name": "c", "env": [{"name": "K", "value": "v"}], "image": "i"}]}}}}
+    assert slim.slim("deployments", deployment)["spec"] == {"replicas": 2, "template": {
+        "spec": {"containers": [{"name": "c", "image": "i"}]}}}
+    cron = {"spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [
+        {"name": "c", "env": [{"name": "K", "value": "v"}]}]}}}}}}
+    assert "env" not in str(slim.slim("cronjobs", cron))
+    assert "data" not in slim.slim("configmaps", {"metadata": {}, "data": {"k": "v"}})
+
+
+def _pod(ns, name, created="2024-01-01T00:00:00Z", owner=None, node=None):
+    meta = {"namespace": ns, "name": name, "uid": ns + "/" + name, "creationTimestamp": created}
+    if owner:
+        meta["ownerReferences"] = [{"uid": owner, "controller": True, "kind": "ReplicaSet",
+                                    "name": owner}]
+    return {"metadata": meta, "spec": {"nodeName": node} if node else {},
+            "status": {"phase": "Running"}}
+
+
+def test_store_keeps_the_api_servers_order_and_indexes():
+    kind = kinds.get("pod")
+    store = Store(kind, {"controller": lambda o: [(o["metadata"].get("ownerReferences") or
+                                                    [{}])[0].get("uid")] if o["metadata"].get(
+        "ownerReferences") else []})
+    names = [("a", "x"), ("a-b", "y"), ("a", "b"), ("b", "a"), ("a.c", "z")]
+    store.replace([row_of(kind, _pod(ns, n, owner="rs1" if n in "xy" else None))
+                   for ns, n in names], "10")
+    order = [(r.namespace, r.name) for r in store.scope(())]
+    # etcd's key order: "a-b/y" < "a.c/z" < "a/b" < "a/x" < "b/a" (by namespace + "/").
+    assert order == sorted(names, key=lambda p: p[0] + "/" + p[1])
+    assert [(r.namespace, r.name) for r in store.scope(("b", "a"))] == [
+        ("b", "a"), ("a", "b"), ("a", "x")]
+    assert [r.name for r in store.indexes["controller"].get("rs1")] == ["y", "x"]
+    generation = store.generation
+    scope = store.scope(())
+    store.apply("ADDED", row_of(kind, _pod("a", "c", owner="rs1")), "11")
+    store.apply("DELETED", row_of(kind, _pod("a-b", "y")), "12")
+    assert store.generation == generation + 2 and store.resource_version == "12"
+    assert [(r.namespace, r.name) for r in store.scope(())] == [
+        ("a.c", "z"), ("a", "b"), ("a", "c"), ("a", "x"), ("b", "a")]
+    assert len(scope) == 5  # what an earlier reader holds is never changed
+    assert [r.name for r in store.indexes["controller"].get("rs1")] == ["c", "x"]
+    cached = store.scope(("a",), objects=True)
+    assert [o["metadata"]["name"] for o in cached] == ["b", "c", "x"]
+    assert [o["metadata"]["name"] for o in cached.lookup("controller").get("rs1")] == ["c", "x"]
+
+
+_WORDS = st.sampled_from(["web", "db", "api-1", "api-10", "x", ""])
+_TIMES = st.sampled_from(["2024-01-01T00:00:00Z", "2024-01-01T00:00:00.5Z",
+                          "2023-05-01T10:00:00Z", None])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_WORDS, _WORDS, _TIMES), max_size=25),
+       st.lists(st.tuples(st.sampled_from(["name", "namespace", "creationTimestamp", "status",
+                                           "nope"]), st.booleans()), max_size=3),
+       st.lists(st.tuples(st.sampled_from(["name", "namespace", "status", "nope"]),
+                          st.sampled_from(["", "a", "1", "web"])), max_size=2),
+       st.integers(0, 4), st.integers(0, 3))
+def test_selection_over_keys_equals_selection_over_items(pods, sorts, filters, per_page, page):
+    kind = kinds.get("pod")
+    raw = [_pod(ns or "default", "%s-%d" % (name, i), created)
+           for i, (name, ns, created) in enumerate(pods)]
+    random.Random(1).shuffle(raw)
+    query = Query(filters, sorts, per_page, page)
+    items = [kind.summary(o, Related()) for o in raw]
+    expected_page, expected_total = dataselect.select(items, query, kind.properties)
+    rows = [row_of(kind, o) for o in raw]
+    order, total = dataselect.select_rows(rows, query, kind.properties)
+    got = [r.obj["metadata"]["name"] for r in dataselect.paginate(order, query)]
+    assert total == expected_total
+    assert got == [i["objectMeta"]["name"] for i in expected_page]
