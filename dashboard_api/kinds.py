@@ -15,6 +15,8 @@ A row (``Kind``) says where the kind lives and how it looks on the wire:
                 the objects and ``rel`` only, so the cache computes it without summaries
   status_facts  pure ``(obj) -> facts`` or None: what list_status needs of an object alone;
                 the cache computes them once per change and passes ``facts=`` to list_status
+  key_item      pure ``(obj) -> partial item`` holding what ``properties`` read (default: the
+                whole summary without related data); the cache computes keys from it
   properties    dataselect properties (default: name, creationTimestamp, namespace)
   filterable    False for event lists (sort and page only)
   metrics       True when the list carries ``cumulativeMetrics`` (filled by DECORATORS)
@@ -44,6 +46,7 @@ from the CRD (its ``/crd/{ns}/{crd}/...`` routes do not fit the table's shapes).
 """
 
 from dashboard_api import dataselect
+from dashboard_api.summaries.common import EMPTY
 from dashboard_api.summaries import autoscaling, cluster, config, crds, cronjobs, events, \
     networking, pods, policy, rbac, services, storage, workloads
 
@@ -52,7 +55,8 @@ class Kind:
     def __init__(self, name, group, plural, namespaced, list_key, summary, versions=("v1",),
                  list_needs=(), list_status=None, properties=dataselect.COMMON,
                  filterable=True, metrics=False, detail=None, detail_needs=None, embeds=(),
-                 sublists=(), page_needs=None, finish=None, keep=None, status_facts=None):
+                 sublists=(), page_needs=None, finish=None, keep=None, status_facts=None,
+                 key_item=None):
         self.name = name
         self.group = group
         self.plural = plural
@@ -73,6 +77,7 @@ class Kind:
         self.finish = finish
         self.keep = keep
         self.status_facts = status_facts
+        self.key_item = key_item or (lambda obj: summary(obj, EMPTY))
 
     def sublist(self, suffix):
         for sub in self.sublists:
@@ -88,7 +93,7 @@ _EVENTS = events.RESOURCE_EVENTS
 
 TABLE = [
     Kind("pod", "", "pods", True, "pods", pods.item, list_needs=("events",),
-         list_status=pods.list_status, status_facts=pods.status_facts, properties=pods.PROPERTIES, metrics=True,
+         list_status=pods.list_status, status_facts=pods.status_facts, key_item=pods.key_item, properties=pods.PROPERTIES, metrics=True,
          detail=pods.detail, detail_needs=pods.detail_needs,
          embeds=pods.EMBEDS, sublists=(pods.CONTAINERS, _EVENTS, pods.CLAIMS)),
     Kind("deployment", "apps", "deployments", True, "deployments", workloads.deployment,

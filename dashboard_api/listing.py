@@ -54,9 +54,10 @@ class Busy(ApiError):
 
 
 class ListSlots:
-    """At most ``size`` lists longer than one chunk are held at once; the rest wait up to
+    """At most ``size`` requests hold lists longer than one chunk at once; the rest wait up to
     ``wait`` seconds, then get a 503 with Retry-After. This bounds the memory of pass-through
-    lists: without it, N clients polling a big list hold N copies of it."""
+    lists: without it, N clients polling a big list hold N copies of it (and of its summaries).
+    A request takes one slot however many large lists it reads (see Lease)."""
 
     def __init__(self, size=2, wait=20.0):
         self.size = size
@@ -69,6 +70,29 @@ class ListSlots:
         except asyncio.TimeoutError:
             raise Busy(max(1, int(self.wait // 4)))
         return self._semaphore.release
+
+
+class Lease:
+    """A request's list slot: taken once, by the first large list the request reads, and given
+    back when the request ends. Several reads of one request share it, so a request never
+    waits for a second slot while holding one (two such requests would wait on each other)."""
+
+    def __init__(self):
+        self._taking = None
+
+    async def take(self, slots):
+        if self._taking is None:
+            self._taking = asyncio.ensure_future(slots.acquire())
+        await asyncio.shield(self._taking)
+
+    def release(self):
+        taking, self._taking = self._taking, None
+        if taking is None:
+            return
+        if not taking.done():
+            taking.cancel()
+        elif not taking.cancelled() and taking.exception() is None:
+            taking.result()()
 
 
 class ChunkedList:
@@ -109,7 +133,10 @@ class ChunkedList:
             flight = asyncio.ensure_future(self._list(fetch, resource, path, labels, fields))
             self._flights[key] = flight
             flight.add_done_callback(lambda _f: self._flights.pop(key, None))
-        return await asyncio.shield(flight)
+        items = await asyncio.shield(flight)
+        if len(items) > self.chunk:
+            await fetch.lease.take(self.slots)  # a request that joined the flight
+        return items
 
     async def _list(self, fetch, resource, path, labels, fields):
         items, params = [], {"limit": self.chunk}
@@ -133,8 +160,7 @@ class ChunkedList:
             token = (page.get("metadata") or {}).get("continue")
             if not token:
                 return items
-            if "continue" not in params:
-                fetch.hold(await self.slots.acquire())
+            await fetch.lease.take(self.slots)
             params["continue"] = token
         raise ApiError(500, "listing %s did not end after %d pages" % (path, MAX_CHUNKS))
 
@@ -160,16 +186,11 @@ class Fetch:
         self.cluster = cluster
         self.source = source or DEFAULT_SOURCE
         self.errors = []
-        self._releases = []
-
-    def hold(self, release):
-        """Keeps a list slot until the request ends (``close``)."""
-        self._releases.append(release)
+        self.lease = Lease()
 
     def close(self):
-        releases, self._releases = self._releases, []
-        for release in releases:
-            release()
+        """The request has ended: its list slot, if it took one, is free again."""
+        self.lease.release()
 
     def forbidden(self, error):
         entry = error.as_status_error()
@@ -422,7 +443,7 @@ async def embedded(fetch, parent_kind, parent, embed, query, arg):
     """A sublist inside a detail: a forbidden read leaves an empty list and an error."""
     sub = parent_kind.sublist(embed.suffix)
     inner = Fetch(fetch.handle, fetch.cluster, fetch.source)
-    inner._releases = fetch._releases  # its list slots end with the request
+    inner.lease = fetch.lease  # one slot for the whole request
     try:
         out = await sublist(inner, parent, sub, embed.query or query, arg)
     except ApiError as exc:

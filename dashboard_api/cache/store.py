@@ -14,10 +14,8 @@ order without sorting.
 import bisect
 
 from dashboard_api import dataselect
-from dashboard_api.summaries.common import Related
 
 SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
-_EMPTY = Related()
 
 
 class Row:
@@ -39,7 +37,7 @@ def row_of(kind, obj):
     """The row of a slim object: the list's property keys read from its own summary (every
     list property depends on the object alone)."""
     meta = obj.get("metadata") or {}
-    keys = dataselect.keys_of(kind.summary(obj, _EMPTY), kind.properties) if kind else {}
+    keys = dataselect.keys_of(kind.key_item(obj), kind.properties) if kind else {}
     facts = kind.status_facts(obj) if kind is not None and kind.status_facts else None
     return Row(obj, meta.get("namespace") or "", meta.get("name") or "", keys, facts=facts)
 

@@ -74,10 +74,12 @@ class Reflector:
                 version = None
             except ApiError as exc:
                 self.restarts += 1
-                if exc.code in (401, 403, 404) and version is None:
+                if exc.code in (401, 403, 404):
                     self.consumer.state("unavailable")
-                    log.warning("cannot list %s with the service identity (%d): lists of it "
-                                "go to the API server", self.resource.plural, exc.code)
+                    log.warning("cannot list and watch %s with the service identity (%d): "
+                                "lists of it go to the API server", self.resource.plural,
+                                exc.code)
+                    version = None
                     await asyncio.sleep(FORBIDDEN_RETRY)
                     continue
                 self.consumer.state("syncing")
@@ -166,9 +168,7 @@ class Reflector:
         event = ujson.loads(line)
         kind, obj = event.get("type"), event.get("object") or {}
         if kind == "ERROR":
-            if obj.get("code") == 410:
-                raise Gone()
-            raise Gone()  # any other watch error: list again rather than guess
+            raise Gone()  # 410 Expired, or any other watch error: list again, never guess
         version = (obj.get("metadata") or {}).get("resourceVersion") or state["version"]
         state["version"] = version
         if kind == "BOOKMARK":

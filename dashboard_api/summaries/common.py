@@ -145,3 +145,6 @@ class Related(dict):
                     out.setdefault(u, []).append(ev)
             return out
         return self.index("events_by_object", build)
+
+
+EMPTY = Related()  # no related objects (read-only: never assign to it)

@@ -156,6 +156,20 @@ def test_revoked_binding_stops_cached_list_within_the_ttl(cluster, cached, names
     assert time.monotonic() - revoked < 15
 
 
+def test_all_namespaces_for_a_namespace_editor_on_both_paths(cached, passthrough,
+                                                             editor_token):
+    """The editor may list in team-a only: "all namespaces" is team-a's list on the cached and
+    the pass-through path alike, and the namespace list shows team-a."""
+    wait_synced(cached, ("pod", "namespace"))
+    for gw in (cached, passthrough):
+        own = body(gw, "/api/v1/pod/team-a", editor_token)
+        assert body(gw, "/api/v1/pod/%20", editor_token)["pods"] == own["pods"]
+        names = [n["objectMeta"]["name"] for n in body(gw, "/api/v1/namespace",
+                                                       editor_token)["namespaces"]]
+        assert names == ["team-a"]
+    converge(cached, passthrough, ["/api/v1/pod", "/api/v1/deployment"], editor_token)
+
+
 def _kubeconfig(cluster, tmp_path, token):
     path = str(tmp_path / "service.kubeconfig")
     users.write_kubeconfig(path, cluster.url, cluster.ca_file, "service", token)

@@ -143,7 +143,7 @@ async def test_identical_lists_of_one_caller_share_one_list(cluster, namespace, 
         handle = real.handle(admin_token)
         resource = await real.discovery.resolve(handle, "", "pods", ("v1",))
         counting = CountingHandle(handle)
-        source = ChunkedList(2)
+        source = ChunkedList(2, slots=listing.ListSlots(4))
         fetches = [listing.Fetch(counting, real) for _ in range(4)]
         results = await asyncio.gather(*(source.list(f, resource, Namespaces.one(namespace))
                                           for f in fetches))

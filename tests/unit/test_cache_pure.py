@@ -65,13 +65,13 @@ def test_slim_drops_what_no_list_reads_and_keeps_the_rest():
     assert "data" not in slim.slim("configmaps", {"metadata": {}, "data": {"k": "v"}})
 
 
-def _pod(ns, name, created="2024-01-01T00:00:00Z", owner=None, node=None):
+def _pod(ns, name, created="2024-01-01T00:00:00Z", owner=None, node=None, phase="Running"):
     meta = {"namespace": ns, "name": name, "uid": ns + "/" + name, "creationTimestamp": created}
     if owner:
         meta["ownerReferences"] = [{"uid": owner, "controller": True, "kind": "ReplicaSet",
                                     "name": owner}]
     return {"metadata": meta, "spec": {"nodeName": node} if node else {},
-            "status": {"phase": "Running"}}
+            "status": {"phase": phase} if phase else {}}
 
 
 def test_store_keeps_the_api_servers_order_and_indexes():
@@ -108,7 +108,9 @@ _TIMES = st.sampled_from(["2024-01-01T00:00:00Z", "2024-01-01T00:00:00.5Z",
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(_WORDS, _WORDS, _TIMES), max_size=25),
+@given(st.lists(st.tuples(_WORDS, _WORDS, _TIMES,
+                         st.sampled_from(["Running", "Pending", "Succeeded", None])),
+                max_size=25),
        st.lists(st.tuples(st.sampled_from(["name", "namespace", "creationTimestamp", "status",
                                            "nope"]), st.booleans()), max_size=3),
        st.lists(st.tuples(st.sampled_from(["name", "namespace", "status", "nope"]),
@@ -116,14 +118,51 @@ _TIMES = st.sampled_from(["2024-01-01T00:00:00Z", "2024-01-01T00:00:00.5Z",
        st.integers(0, 4), st.integers(0, 3))
 def test_selection_over_keys_equals_selection_over_items(pods, sorts, filters, per_page, page):
     kind = kinds.get("pod")
-    raw = [_pod(ns or "default", "%s-%d" % (name, i), created)
-           for i, (name, ns, created) in enumerate(pods)]
+    raw = [_pod(ns or "default", "%s-%d" % (name, i), created, phase=phase)
+           for i, (name, ns, created, phase) in enumerate(pods)]
     random.Random(1).shuffle(raw)
     query = Query(filters, sorts, per_page, page)
     items = [kind.summary(o, Related()) for o in raw]
     expected_page, expected_total = dataselect.select(items, query, kind.properties)
     rows = [row_of(kind, o) for o in raw]
+    assert all(r.keys == dataselect.keys_of(i, kind.properties) for r, i in zip(rows, items))
     order, total = dataselect.select_rows(rows, query, kind.properties)
     got = [r.obj["metadata"]["name"] for r in dataselect.paginate(order, query)]
     assert total == expected_total
     assert got == [i["objectMeta"]["name"] for i in expected_page]
+
+
+_CONDITIONS = st.sampled_from([[], [{"type": "Ready", "status": "False"}],
+                               [{"type": "Initialized", "status": "True"},
+                                {"type": "Ready", "status": "True"}]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["Running", "Pending", "Failed", "Succeeded", None]),
+                          _CONDITIONS, st.booleans()), max_size=12),
+       st.lists(st.tuples(st.integers(0, 11), st.sampled_from(["Warning", "Normal", None]),
+                          st.sampled_from(["BackOff", "Pulled", "FailedMount"])), max_size=10))
+def test_pod_status_from_facts_equals_status_from_pods(pods, events):
+    """The cache's precomputed facts give the status block the pods themselves give, and both
+    match the definition: a pod's bucket, failed when it has warnings."""
+    from dashboard_api.summaries import pods as pod_summaries
+    from dashboard_api.summaries.events import warnings
+    from dashboard_api.summaries.podstatus import list_phase
+    raw = []
+    for i, (phase, conditions, deleting) in enumerate(pods):
+        pod = _pod("ns", "p%d" % i, phase=phase)
+        pod["status"]["conditions"] = conditions
+        if deleting:
+            pod["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+        raw.append(pod)
+    rel = Related()
+    rel["events"] = [{"metadata": {"name": "e%d" % n}, "involvedObject": {"uid": "ns/p%d" % i},
+                      "type": t, "reason": reason} for n, (i, t, reason) in enumerate(events)]
+    expected = {"running": 0, "pending": 0, "failed": 0, "succeeded": 0, "terminating": 0}
+    for pod in raw:
+        bucket = list_phase(pod, bool(warnings((pod,), rel)))
+        if bucket:
+            expected[bucket] += 1
+    assert pod_summaries.list_status(raw, rel) == expected
+    facts = [pod_summaries.status_facts(p) for p in raw]
+    assert pod_summaries.list_status(None, rel, facts=facts) == expected
