@@ -36,3 +36,9 @@ def absent(cluster, path):
 
 def version(cluster, path):
     return read(cluster, path)["metadata"]["resourceVersion"]
+
+
+def generation(cluster, path):
+    """The object's spec generation: unlike resourceVersion, controllers' status updates
+    leave it alone, so it shows whether anyone changed the spec."""
+    return read(cluster, path)["metadata"]["generation"]
