@@ -162,10 +162,12 @@ def audit(handler):
         return
     objects = getattr(handler, "audit_objects", None)
     audit_log.info("Audit: user=%s verb=%s resource=%s operation=%s path=%s status=%d%s",
-                   ujson.dumps(user_name(request.headers), ensure_ascii=False),
+                   ujson.dumps(user_name(request.headers), ensure_ascii=False,
+                               escape_forward_slashes=False),
                    request.method, route.resource, route.name, describe_uri(request),
                    handler.get_status(),
-                   " objects=" + ujson.dumps(objects, ensure_ascii=False) if objects else "")
+                   " objects=" + ujson.dumps(objects, ensure_ascii=False,
+                                             escape_forward_slashes=False) if objects else "")
 
 
 class TornadoLogFilter(logging.Filter):
