@@ -141,9 +141,11 @@ ROUTES = [
     Route(_APP + "/validate/name", ValidateNameHandler, "validate-name", csrf=False, audit=False,
           summary="Whether no deployment or service has the name yet {valid}"),
     Route(_APP + "/validate/imagereference", ValidateImageHandler, "validate-image",
-          csrf=False, auth=False, audit=False, summary="Whether an image reference parses {valid, reason}"),
+          csrf=False, auth=False, audit=False,
+          summary="Whether an image reference parses {valid, reason}"),
     Route(_APP + "/validate/protocol", ValidateProtocolHandler, "validate-protocol",
-          csrf=False, auth=False, audit=False, summary="Whether a protocol suits the service type {valid}"),
+          csrf=False, auth=False, audit=False,
+          summary="Whether a protocol suits the service type {valid}"),
     Route(_APP + "/protocols", ProtocolsHandler, "appdeployment-protocols", auth=False,
           summary="Protocols a service port may use {protocols}"),
 ]
