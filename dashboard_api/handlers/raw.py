@@ -10,7 +10,7 @@ edited it: it is created when missing, else the difference against the live obje
 
 from dashboard_api import patches, targets
 from dashboard_api.cluster.updates import patch_retrying
-from dashboard_api.errors import bad_request, from_apiserver
+from dashboard_api.errors import ApiError, bad_request, from_apiserver
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.routes import Route
 
@@ -63,9 +63,15 @@ class RawHandler(BaseHandler):
         obj = self.json_body()
         handle, resource, path = await self.target(kind, namespace, name)
         obj = checked_object(obj, resource, namespace, name)
-        # The body's own version of the group, when the server serves it.
-        resource = await self.ctx.cluster.discovery.by_kind(handle, obj["apiVersion"],
-                                                            obj["kind"])
+        # The body's own version of the group, which the server must serve.
+        try:
+            resource = await self.ctx.cluster.discovery.by_kind(handle, obj["apiVersion"],
+                                                                obj["kind"])
+        except ApiError as exc:
+            if exc.code != 404:
+                raise
+            raise bad_request("the server does not serve %s in %s" % (obj["kind"],
+                                                                      obj["apiVersion"]))
         path = resource.path(namespace, name)
         patched = await patch_retrying(handle, path, lambda live: patches.edit_patch(live, obj))
         if patched is None:

@@ -72,3 +72,31 @@ def test_create_image_pull_secret(cluster, gateway, namespace, admin_token):
     assert secret["type"] == "kubernetes.io/dockercfg"
     assert base64.b64decode(secret["data"][".dockercfg"]) == dockercfg
     assert gateway.get("/api/v1/secret/" + namespace, token=admin_token).status == 200
+
+
+def test_request_metrics_count_each_method_of_a_shared_path(cluster, gateway, namespace,
+                                                            admin_token):
+    from tests.gateway.helpers import metric_value
+
+    def count(verb, code):
+        text = gateway.get("/metrics").data.decode()
+        return metric_value(text, "apiserver_request_count", verb=verb, resource="secret",
+                            code=code)
+    posts, gets = count("POST", 400), count("GET", 200)
+    bad(gateway.request("POST", "/api/v1/secret", token=admin_token, body={},
+                        csrf="secret"), "name")
+    assert gateway.get("/api/v1/secret/" + namespace, token=admin_token).status == 200
+    assert count("POST", 400) == posts + 1 and count("GET", 200) == gets + 1
+
+
+def test_disable_csrf_lets_posts_through(cluster, admin_token):
+    from tests.support.gateway import Gateway
+    gw = Gateway.start(cluster, "--disable-csrf")
+    name = "nocsrf-" + secrets.token_hex(4)
+    try:
+        reply = gw.request("POST", "/api/v1/namespace", token=admin_token, body={"name": name})
+        assert reply.status == 201, reply
+        assert read(cluster, "/api/v1/namespaces/" + name)["metadata"]["name"] == name
+    finally:
+        gw.stop()
+        cluster.request("DELETE", "/api/v1/namespaces/" + name)

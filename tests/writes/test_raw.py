@@ -119,6 +119,8 @@ def test_put_refuses_bodies_that_name_something_else(cluster, gateway, namespace
     bad(gateway.request("PUT", url, token=admin_token, raw_body=b"{not json",
                         headers={"Content-Type": "application/json"}), "not valid JSON")
     bad(gateway.request("PUT", url, token=admin_token, body=[1, 2]), "whole object")
+    bad(gateway.request("PUT", url, token=admin_token, body=dict(obj, apiVersion="apps/v0")),
+        "does not serve Deployment in apps/v0")
     bad(gateway.request("PUT", raw(namespace, "web", "nosuchkind"), token=admin_token,
                         body=obj), "unknown kind")
     huge = json.dumps(dict(obj, data="x" * (5 * 1024 * 1024))).encode()
