@@ -63,6 +63,9 @@ def test_bad_input_rights_and_missing_objects_change_nothing(cluster, gateway, n
         "scaleBy")
     bad(scale(gateway, admin_token, "configmap", ns, "dep", by="2"), "no scale subresource")
     bad(scale(gateway, admin_token, "nosuchkind", ns, "dep", by="2"), "unknown kind")
+    bad(scale(gateway, admin_token, "nosuchkind", ns, "dep"), "unknown kind")
+    bad(scale(gateway, admin_token, "secret", ns, "dep"), "no scale subresource")
+    bad(gateway.get("/api/v1/scale/Deploy_ment/%s/dep" % ns, token=admin_token), "invalid kind")
     bad(gateway.request("PUT", "/api/v1/scale/deployment/dep", token=admin_token,
                         params={"scaleBy": 2}), "namespaced")
     forbidden(scale(gateway, cluster.norights_token, "deployment", ns, "dep", by="2"), "patch",

@@ -165,3 +165,28 @@ def test_replication_controller_replicas(cluster, gateway, namespace, admin_toke
     assert_error(gateway.request("POST", "/api/v1/replicationcontroller/%s/nope/update/pod"
                                  % ns, token=admin_token, body={"replicas": 2}, csrf=action),
                  404, "NotFound")
+
+
+@pytest.mark.parametrize("method, template", [
+    ("PUT", "/api/v1/deployment/{ns}/{name}/pause"),
+    ("PUT", "/api/v1/deployment/{ns}/{name}/resume"),
+    ("PUT", "/api/v1/deployment/{ns}/{name}/restart"),
+    ("PUT", "/api/v1/deployment/{ns}/{name}/rollback"),
+    ("PUT", "/api/v1/statefulset/{ns}/{name}/restart"),
+    ("PUT", "/api/v1/daemonset/{ns}/{name}/restart"),
+    ("PUT", "/api/v1/cronjob/{ns}/{name}/trigger"),
+    ("POST", "/api/v1/replicationcontroller/{ns}/{name}/update/pod"),
+    ("PUT", "/api/v1/scale/deployment/{ns}/{name}"),
+    ("PUT", "/api/v1/_raw/deployment/namespace/{ns}/name/{name}"),
+    ("DELETE", "/api/v1/_raw/deployment/namespace/{ns}/name/{name}")])
+def test_names_that_are_not_one_path_segment_reach_nothing(cluster, gateway, admin_token,
+                                                           method, template):
+    """`a%2Fb` and `%2E%2E` decode to names no object can have; used as a path segment they
+    would point elsewhere (another resource, a parent path)."""
+    body = {"revision": "1", "replicas": 1}
+    csrf = "replicationcontroller" if method == "POST" else None
+    for ns, name in (("team-a", "a%2Fb"), ("%2E%2E", "web"), ("team-a", "%2E%2E")):
+        url = template.format(ns=ns, name=name)
+        reply = gateway.request(method, url, token=admin_token, body=body, csrf=csrf,
+                                params={"scaleBy": 1} if "/scale/" in url else None)
+        bad(reply, "invalid name")
