@@ -164,7 +164,8 @@ def audit(handler):
     audit_log.info("Audit: user=%s verb=%s resource=%s operation=%s path=%s status=%d%s",
                    ujson.dumps(user_name(request.headers), ensure_ascii=False,
                                escape_forward_slashes=False),
-                   request.method, route.resource, route.name, describe_uri(request),
+                   request.method, route.resource, route.operation(request.method.lower()),
+                   describe_uri(request),
                    handler.get_status(),
                    " objects=" + ujson.dumps(objects, ensure_ascii=False,
                                              escape_forward_slashes=False) if objects else "")

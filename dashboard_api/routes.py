@@ -35,6 +35,11 @@ class Route:
         self.auth = auth
         self.audit = audit
         self.params = _PARAM.findall(template)
+        self.operations = {}  # method -> name of the route serving it, when merged
+
+    def operation(self, method):
+        """The name of the route that serves ``method`` (lower case) on this path."""
+        return self.operations.get(method, self.name)
 
     def needs_token(self, method):
         """Whether ``method`` (lower case) needs the Bearer header; ``auth`` is a bool or the
@@ -123,10 +128,12 @@ def merged(routes):
         handler = type("Merged_" + "_".join(r.handler.__name__ for r in group),
                        tuple(r.handler for r in group), {})
         poster = seen.get("post", group[0])
-        out.append(Route(template, handler, "+".join(r.name for r in group),
-                         csrf=poster.csrf, component=group[0].component, kwargs=kwargs,
-                         summary="; ".join(r.summary for r in group if r.summary),
-                         auth=tuple(auth), audit=any(r.audit for r in group)))
+        route = Route(template, handler, "+".join(r.name for r in group),
+                      csrf=poster.csrf, component=group[0].component, kwargs=kwargs,
+                      summary="; ".join(r.summary for r in group if r.summary),
+                      auth=tuple(auth), audit=any(r.audit for r in group))
+        route.operations = {method: r.name for method, r in seen.items()}
+        out.append(route)
     return out
 
 

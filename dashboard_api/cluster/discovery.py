@@ -82,7 +82,12 @@ class Discovery:
         for attempt in range(2):
             await self._ensure_groups(handle, force=attempt == 1)
             for group, info in list(self._groups.items()):
-                served = await self._group_version(handle, group, info["preferred"])
+                try:
+                    served = await self._group_version(handle, group, info["preferred"])
+                except ApiError as exc:
+                    if exc.code == 401:
+                        raise
+                    continue  # an aggregated API that is down must not hide the others
                 for resource in served.values():
                     if resource.kind.lower() == kind:
                         return resource

@@ -26,6 +26,7 @@ def object_body(handler):
 class NamespaceCreateHandler(BaseHandler):
     async def post(self):
         name = names.dns_label("name", object_body(self).get("name"))
+        self.audit_objects = ["Namespace " + name]
         await self.caller().request("POST", "/api/v1/namespaces", body={
             "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         self.write_json({"name": name}, 201)
@@ -36,6 +37,7 @@ class SecretCreateHandler(BaseHandler):
         body = object_body(self)
         name = names.dns_subdomain("name", body.get("name"))
         namespace = names.dns_label("namespace", body.get("namespace"))
+        self.audit_objects = ["Secret %s/%s" % (namespace, name)]
         data = body.get("data")
         if not isinstance(data, str) or not data:
             raise bad_request("data (the base64 of a .dockercfg file) is required")

@@ -37,6 +37,7 @@ def test_routes_of_one_template_become_one_handler_with_every_method():
     assert issubclass(thing.handler, Lister) and issubclass(thing.handler, Creator)
     assert thing.kwargs == {"kind": "thing"} and thing.csrf_action == "thing"
     assert thing.needs_token("get") and thing.needs_token("post")
+    assert thing.operation("get") == "thing-list" and thing.operation("post") == "thing-create"
     specs = routes.url_specs(table)
     assert len(specs) == 2
     spec = next(s for s in specs if s.target_kwargs["route"].template == "/api/v1/thing")

@@ -34,6 +34,15 @@ def test_create_namespace(cluster, gateway, admin_token):
                                              body={"name": name}, csrf="namespace"), 409,
                              "AlreadyExists")
         assert name in again["message"]
+        # The audit line names the operation of the method, the object and the status.
+        from tests.gateway.helpers import full_log
+        lines = cluster.wait_for(lambda: [
+            line for line in full_log(gateway).splitlines()
+            if "Audit:" in line and '"Namespace %s"' % name in line], timeout=10,
+            what="the audit lines")
+        assert "operation=namespace-create" in lines[-1] and "status=409" in lines[-1]
+        assert any("status=201" in line for line in lines)
+        assert all('user="unknown"' in line for line in lines)  # a static token: no name
         # The list still answers on the same path.
         listed = gateway.get("/api/v1/namespace", token=admin_token)
         assert listed.status == 200
