@@ -27,7 +27,8 @@ def _field(spec, key, types, required=False, default=None, what=None):
         if required:
             raise bad_request("%s is required" % key)
         return default
-    if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+    is_bool = isinstance(value, bool)  # a bool is an int to isinstance: not a count
+    if (is_bool and bool not in types) or not isinstance(value, types):
         raise bad_request("%s must be %s" % (key, what or " or ".join(t.__name__ for t in types)))
     return value
 

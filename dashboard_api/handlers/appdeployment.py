@@ -24,9 +24,9 @@ def _object(handler):
 
 class AppDeploymentHandler(BaseHandler):
     async def post(self):
+        handle = self.caller()
         spec = _object(self)
         namespace, deployment, service = appdeploy.app_objects(spec)
-        handle = self.caller()
         discovery = self.ctx.cluster.discovery
         deployments = await discovery.resolve(handle, "apps", "deployments", ("v1",))
         deployment["apiVersion"] = deployments.api_version
@@ -47,12 +47,12 @@ class AppDeploymentHandler(BaseHandler):
 
 class FromFileHandler(BaseHandler):
     async def post(self):
+        handle = self.caller()
         body = _object(self)
         namespace = body.get("namespace")
         if namespace is not None and not isinstance(namespace, str):
             raise bad_request("namespace must be a string")
         docs = appdeploy.documents(body.get("content"))
-        handle = self.caller()
         discovery = self.ctx.cluster.discovery
         created = self.audit_objects = []
         for index, doc in docs:
@@ -87,12 +87,12 @@ class ValidateNameHandler(BaseHandler):
     """Valid when neither a deployment nor a service of that name is visible (404 or 403)."""
 
     async def post(self):
+        handle = self.caller()
         body = _object(self)
         name, namespace = body.get("name"), body.get("namespace")
         if not isinstance(name, str) or not name or not isinstance(namespace, str) or \
                 not namespace:
             raise bad_request("name and namespace are required strings")
-        handle = self.caller()
         deployments = await self.ctx.cluster.discovery.resolve(handle, "apps", "deployments",
                                                                ("v1",))
         valid = True

@@ -25,15 +25,17 @@ def object_body(handler):
 
 class NamespaceCreateHandler(BaseHandler):
     async def post(self):
+        handle = self.caller()
         name = names.dns_label("name", object_body(self).get("name"))
         self.audit_objects = ["Namespace " + name]
-        await self.caller().request("POST", "/api/v1/namespaces", body={
+        await handle.request("POST", "/api/v1/namespaces", body={
             "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         self.write_json({"name": name}, 201)
 
 
 class SecretCreateHandler(BaseHandler):
     async def post(self):
+        handle = self.caller()
         body = object_body(self)
         name = names.dns_subdomain("name", body.get("name"))
         namespace = names.dns_label("namespace", body.get("namespace"))
@@ -45,7 +47,7 @@ class SecretCreateHandler(BaseHandler):
             raw = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError):
             raise bad_request("data is not valid base64")
-        await self.caller().request("POST", "/api/v1/namespaces/%s/secrets" % namespace, body={
+        await handle.request("POST", "/api/v1/namespaces/%s/secrets" % namespace, body={
             "apiVersion": "v1", "kind": "Secret", "type": DOCKERCFG,
             "metadata": {"name": name, "namespace": namespace},
             "data": {".dockercfg": base64.b64encode(raw).decode()}})

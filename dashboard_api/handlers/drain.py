@@ -23,8 +23,8 @@ RETRY_SECONDS = 1.0
 
 class DrainHandler(BaseHandler):
     async def put(self, name):
-        opts = drainplan.options(self.json_body())
         handle = self.caller()
+        opts = drainplan.options(self.json_body())
         deadline = time.monotonic() + opts["timeout"] / drainplan.NANOS
         node_path = "/api/v1/nodes/" + segment(name)
         node = await self._step("error getting node", handle.get(node_path))

@@ -60,9 +60,8 @@ class RawHandler(BaseHandler):
         self.finish(response.data)
 
     async def put(self, kind, name, namespace=None):
-        obj = self.json_body()
         handle, resource, path = await self.target(kind, namespace, name)
-        obj = checked_object(obj, resource, namespace, name)
+        obj = checked_object(self.json_body(), resource, namespace, name)
         # The body's own version of the group, which the server must serve.
         try:
             resource = await self.ctx.cluster.discovery.by_kind(handle, obj["apiVersion"],

@@ -117,13 +117,13 @@ class RollbackHandler(WorkloadHandler):
     kind = "deployment"
 
     async def put(self, namespace, name):
+        handle = self.caller()
         body = self.json_body()
         wanted = body.get("revision") if isinstance(body, dict) else None
         if isinstance(wanted, int) and not isinstance(wanted, bool):
             wanted = str(wanted)
         if not isinstance(wanted, str) or not wanted.isdigit() or int(wanted) < 1:
             raise bad_request('the body must be {"revision": "<n>"} with n a positive integer')
-        handle = self.caller()
         deployments = await self.resource(handle)
         deployment = await handle.get(deployments.path(namespace, name))
         if revision_of(deployment) in ("", "1"):
@@ -192,6 +192,7 @@ class ReplicasHandler(WorkloadHandler):
     kind = "replicationcontroller"
 
     async def post(self, namespace, name):
+        self.caller()  # 401 before any complaint about the body
         body = self.json_body()
         replicas = body.get("replicas") if isinstance(body, dict) else None
         if not isinstance(replicas, int) or isinstance(replicas, bool) or \
