@@ -48,6 +48,7 @@ def test_refusals_change_nothing(cluster, gateway, admin_token, node):
     path = "/api/v1/nodes/" + node
     forbidden(drain(gateway, cluster.norights_token, node, {}), "get", "nodes")
     unauthorized(drain(gateway, None, node, {}))
+    unauthorized(drain(gateway, None, node, []))  # 401 before any complaint about the body
     bad(drain(gateway, admin_token, node, []), "JSON object")
     bad(drain(gateway, admin_token, node, {"timeout": "2m"}), "timeout")
     bad(drain(gateway, admin_token, node, {"force": "yes"}), "force")
