@@ -13,13 +13,18 @@ _PARAM = re.compile(r"\{(\w+)\}")
 class Route:
     """A path template such as ``/api/v1/pod/{namespace}/{pod}`` served by one handler class.
 
+    Several routes may share a template when they serve different methods (``url_specs``
+    merges them; see ``merged``).
+
     ``csrf`` says whether POSTs to it need a CSRF token; the token's action is the first path
     segment after ``/api/v1/`` (as upstream binds it). ``component`` is the part of the product
-    that serves it (api, auth, web), used by the deployment modes.
+    that serves it (api, auth, web), used by the deployment modes. ``audit``: whether its
+    POST, PUT, PATCH and DELETE requests get an audit line in the request log (False for
+    calls that change nothing, such as validators and permission checks).
     """
 
     def __init__(self, template, handler, name, csrf=True, component="api", kwargs=None,
-                 summary="", auth=True):
+                 summary="", auth=True, audit=True):
         self.template = template
         self.handler = handler
         self.name = name
@@ -28,7 +33,13 @@ class Route:
         self.kwargs = kwargs or {}
         self.summary = summary
         self.auth = auth
+        self.audit = audit
         self.params = _PARAM.findall(template)
+        self.operations = {}  # method -> name of the route serving it, when merged
+
+    def operation(self, method):
+        """The name of the route that serves ``method`` (lower case) on this path."""
+        return self.operations.get(method, self.name)
 
     def needs_token(self, method):
         """Whether ``method`` (lower case) needs the Bearer header; ``auth`` is a bool or the
@@ -85,10 +96,51 @@ def ordered(routes):
     return sorted(routes, key=lambda r: -r.literal_segments)
 
 
+def merged(routes):
+    """One Route per template: routes that serve different methods of one path (a list's GET
+    and a create's POST) become one whose handler class inherits from each of theirs.
+
+    Tornado matches a path to one handler class, so without this the second route of a path
+    would never be reached. Each route keeps its own entry in the table, so the OpenAPI
+    document still describes every method with its own name and summary. Two routes serving
+    the same method of a path, or disagreeing on a handler argument, are a programming error.
+    """
+    groups = {}
+    for route in routes:
+        groups.setdefault(route.template, []).append(route)
+    out = []
+    for template, group in groups.items():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        seen, kwargs, auth = {}, {}, []
+        for route in group:
+            for method in route.methods():
+                if method in seen:
+                    raise ValueError("%s %s is served by both %s and %s" % (
+                        method.upper(), template, seen[method].name, route.name))
+                seen[method] = route
+                if route.needs_token(method):
+                    auth.append(method)
+            for key, value in route.kwargs.items():
+                if kwargs.setdefault(key, value) != value:
+                    raise ValueError("routes of %s disagree on %s" % (template, key))
+        handler = type("Merged_" + "_".join(r.handler.__name__ for r in group),
+                       tuple(r.handler for r in group), {})
+        poster = seen.get("post", group[0])
+        route = Route(template, handler, "+".join(r.name for r in group),
+                      csrf=poster.csrf, component=group[0].component, kwargs=kwargs,
+                      summary="; ".join(r.summary for r in group if r.summary),
+                      auth=tuple(auth), audit=any(r.audit for r in group))
+        route.operations = {method: r.name for method, r in seen.items()}
+        out.append(route)
+    return out
+
+
 def url_specs(routes):
     import tornado.web
     return [tornado.web.url(r.regex(), r.handler, dict(route=r, **r.kwargs), name=r.name)
-            for r in ordered(routes)]
+            for r in ordered(merged(routes))]
 
 
 # Modules exporting ROUTES. A feature adds its module here.
@@ -102,6 +154,13 @@ ROUTE_MODULES = (
     "dashboard_api.handlers.customresources",
     "dashboard_api.handlers.logs",
     "dashboard_api.handlers.shell",
+    # Writes (issue 9).
+    "dashboard_api.handlers.raw",
+    "dashboard_api.handlers.scale",
+    "dashboard_api.handlers.workloadops",
+    "dashboard_api.handlers.drain",
+    "dashboard_api.handlers.creates",
+    "dashboard_api.handlers.appdeployment",
 )
 
 

@@ -37,3 +37,12 @@ def service_account_name(token):
             return account["name"]
     legacy = payload.get("kubernetes.io/serviceaccount/service-account.name")
     return legacy if isinstance(legacy, str) else None
+
+
+def subject(token):
+    """The ``sub`` claim of a JWT ``token`` (for a service account's token, the user name
+    ``system:serviceaccount:<namespace>:<name>``), or None. Unverified: for the audit line of
+    requests the API server has accepted."""
+    payload = _payload(token)
+    sub = payload.get("sub") if payload else None
+    return sub if isinstance(sub, str) and sub else None

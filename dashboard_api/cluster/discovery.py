@@ -76,6 +76,40 @@ class Discovery:
         raise ApiError(404, "the server does not serve %s%s" % (plural, "." + group if group else ""),
                        "NotFound")
 
+    async def find_kind(self, handle, kind):
+        """The Resource whose lower-cased Kind is ``kind`` (what the UI's typeMeta says), in
+        each group's preferred version, the core group first; 404 if none."""
+        for attempt in range(2):
+            await self._ensure_groups(handle, force=attempt == 1)
+            for group, info in list(self._groups.items()):
+                try:
+                    served = await self._group_version(handle, group, info["preferred"])
+                except ApiError as exc:
+                    if exc.code == 401:
+                        raise
+                    continue  # an aggregated API that is down must not hide the others
+                for resource in served.values():
+                    if resource.kind.lower() == kind:
+                        return resource
+        raise ApiError(404, "the server serves no resource of kind %s" % kind, "NotFound")
+
+    async def by_kind(self, handle, api_version, kind):
+        """The Resource of an object's ``apiVersion`` and ``kind`` (a deploy file's document);
+        404 if that version does not serve that kind."""
+        group, _, version = api_version.rpartition("/")
+        for attempt in range(2):
+            await self._ensure_groups(handle, force=attempt == 1)
+            if version in (self._groups.get(group) or {}).get("versions", ()):
+                for resource in (await self._group_version(handle, group, version)).values():
+                    if resource.kind == kind:
+                        return resource
+        raise ApiError(404, "unknown resource kind: %s in %s" % (kind, api_version), "NotFound")
+
+    async def versions(self, handle, group):
+        """The versions the server serves of ``group``, as discovery lists them ([] if none)."""
+        await self._ensure_groups(handle)
+        return list((self._groups.get(group) or {}).get("versions", ()))
+
     async def _find(self, handle, group, plural, versions):
         info = self._groups.get(group)
         if not info:

@@ -14,6 +14,9 @@ from dashboard_api.errors import REASONS, ApiError, bad_request, unauthorized
 log = logging.getLogger("dashboard_api.handlers")
 
 JSON = "application/json; charset=UTF-8"
+# The largest request body accepted: well above the API server's own object limit (1.5 MiB in
+# etcd) so that a multi-document deploy file of several objects still fits.
+MAX_BODY_BYTES = 4 * 1024 * 1024
 
 
 class BaseHandler(tornado.web.RequestHandler):
@@ -70,6 +73,7 @@ class BaseHandler(tornado.web.RequestHandler):
     # --- input ----------------------------------------------------------------------------
 
     def prepare(self):
+        self.check_body_size()
         route = self.route
         if self.request.method != "POST" or route is None or "post" not in route.methods():
             return  # a 405 spends no CSRF token
@@ -78,6 +82,20 @@ class BaseHandler(tornado.web.RequestHandler):
             if route.needs_token("post"):
                 self.token()  # 401 first: an anonymous caller spends no CSRF token
             self.ctx.csrf.validate(action, self.request.headers.get("X-CSRF-TOKEN"))
+
+    def check_body_size(self):
+        """413 for a body over MAX_BODY_BYTES, before it is decoded or spends a CSRF token.
+
+        Tornado has already buffered the body by now (up to its own 100 MB limit); this keeps
+        oversized objects from being parsed and forwarded. Streaming limits are a later step.
+        """
+        size = len(self.request.body or b"")
+        declared = self.request.headers.get("Content-Length", "")
+        if declared.isdigit():
+            size = max(size, int(declared))
+        if size > MAX_BODY_BYTES:
+            raise ApiError(413, "the request body has %d bytes; the limit is %d bytes"
+                           % (size, MAX_BODY_BYTES), "RequestEntityTooLarge")
 
     def json_body(self):
         """The request body as JSON; 415 for another content type, 400 when it does not parse."""

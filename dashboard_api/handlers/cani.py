@@ -21,6 +21,6 @@ class CanIHandler(BaseHandler):
 
 
 ROUTES = [
-    Route("/api/v1/can-i", CanIHandler, "can-i",
+    Route("/api/v1/can-i", CanIHandler, "can-i", audit=False,
           summary="Checks a permission of the caller with a SelfSubjectAccessReview"),
 ]

@@ -58,7 +58,7 @@ class MeHandler(BaseHandler):
 ROUTES = [
     Route("/api/v1/csrftoken/{action}", CsrfTokenHandler, "csrftoken", auth=False,
           summary="A one-time CSRF token for POSTs whose first path segment is `action`"),
-    Route("/api/v1/login", LoginHandler, "login", component="auth", auth=False,
+    Route("/api/v1/login", LoginHandler, "login", component="auth", auth=False, audit=False,
           summary="Signs in with {token} or {kubeConfig}; answers {token}"),
     Route("/api/v1/me", MeHandler, "me", component="auth",
           summary="Whether the token is accepted: {authenticated, name?}"),
