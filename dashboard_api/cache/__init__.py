@@ -5,7 +5,6 @@ Secrets are never cached (their list goes to the API server with the caller's to
 objects of custom resources; config maps are cached without their data (cache/slim.py).
 """
 
-import asyncio
 import logging
 
 import tornado.httpclient
@@ -117,13 +116,9 @@ class WatchCache:
         return cached.store
 
     def synced(self):
+        """Whether no kind is still syncing (each is synced, or unavailable and passed
+        through): what a readiness check asks."""
         return all(c.store.state != SYNCING for c in self.cached.values())
-
-    async def wait_synced(self, timeout):
-        deadline = asyncio.get_running_loop().time() + timeout
-        while not self.synced() and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(0.05)
-        return self.synced()
 
     def states(self):
         """{kind: (state, objects, events applied, watch restarts)} for /metrics."""

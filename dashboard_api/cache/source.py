@@ -7,9 +7,10 @@ pass-through source: the caller's own LIST calls. One object (a detail) is alway
 API server with the caller's token.
 """
 
+from dashboard_api import websettings
 from dashboard_api.cache import selectors
 from dashboard_api.cache.access import Disagreement
-from dashboard_api import websettings
+from dashboard_api.cache.store import SYNCED
 
 
 class CacheSource:
@@ -96,7 +97,7 @@ class NamespaceCandidates:
 
     async def _cluster_namespaces(self):
         cached = self.cache.by_name.get("namespace") if self.cache else None
-        if cached is not None and cached.store.state == "synced":
+        if cached is not None and cached.store.state == SYNCED:
             return sorted(name for _ns, name in cached.store.rows)
         if self.cluster.config.service_pool is None:
             return []

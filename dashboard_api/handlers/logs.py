@@ -4,7 +4,7 @@ import logging
 
 import tornado.iostream
 
-from dashboard_api import kinds, listing
+from dashboard_api import kinds
 from dashboard_api.errors import ApiError, bad_request, not_found
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.logs import sources
