@@ -15,6 +15,7 @@ from dashboard_api.context import Context
 from dashboard_api.handlers import static
 from dashboard_api.handlers.base import NotFoundHandler
 from dashboard_api.handlers.settings import SettingsStore
+from dashboard_api.metrics import lists as metric_lists
 from dashboard_api.metrics.sidecar import SidecarClient
 
 log = logging.getLogger("dashboard_api")
@@ -64,6 +65,8 @@ def make_context(options, cluster, telemetry):
                     "random one, so other replicas will refuse this one's CSRF tokens")
     csrf = CsrfGuard(CsrfTokens(key, options.csrf_token_ttl), enabled=not options.disable_csrf)
     settings = SettingsStore(cluster, options.namespace, options.settings_config_map_name)
+    sidecar = make_sidecar(options, cluster)
+    metric_lists.install(sidecar)  # metrics in lists and details (the list pipeline's seam)
     return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
-                   sidecar=make_sidecar(options, cluster), routes=served_routes(options.mode),
+                   sidecar=sidecar, routes=served_routes(options.mode),
                    locales=locales.load(options.locale_config))
