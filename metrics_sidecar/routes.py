@@ -260,7 +260,8 @@ class Health(Base):
         body = {"status": "ok"}
         if self.scraper is not None:
             body.update(scrapes=self.scraper.scrapes, failures=self.scraper.failures,
-                        lastError=self.scraper.last_error)
+                        lastError=self.scraper.last_error,
+                        lastScrapeSeconds=self.scraper.last_seconds)
         self.send(body)
 
 
