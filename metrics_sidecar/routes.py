@@ -146,7 +146,7 @@ class NodesByName(Base):
 class Objects(Base):
     """Form 3: every metric named by ``metricNames`` of nodes, pods or one container."""
 
-    def metric_names(self):
+    def wanted_names(self):
         raw = self.get_query_argument("metricNames", None)
         return split_names(raw, "metric") if raw else list(metric_names.DEFAULT)
 
@@ -154,7 +154,7 @@ class Objects(Base):
 class NodeObjects(Objects):
     async def get(self, node=None):
         try:
-            wanted = self.metric_names()
+            wanted = self.wanted_names()
             for name in wanted:
                 column_of(name)
         except HttpError as error:
@@ -168,7 +168,7 @@ class NodeObjects(Objects):
 class PodObjects(Objects):
     async def get(self, namespace, pod=None, container=None):
         try:
-            wanted = self.metric_names()
+            wanted = self.wanted_names()
             for name in wanted:
                 column_of(name)
         except HttpError as error:
