@@ -7,7 +7,8 @@ Metric per (name x aggregation) over the page's items. The page's items are expa
 (a workload's pods are those it controls: owner references, through the replica sets for a
 deployment; one pod LIST per namespace of the page, never one per item) and the sidecar is asked
 once per namespace per metric for all of them (nodes: once per metric). Pod and node details get
-``metrics: [Metric]`` (the requested names, else cpu and memory usage, as upstream shows them).
+``metrics: [Metric]`` (the requested names, else cpu and memory usage, as upstream shows them;
+``[]`` and a ``warning`` when those defaults cannot be had, as upstream).
 
 When metrics cannot be had (integration off, sidecar failing its health check, or failing the
 request) the response is still a 200: items carry ``metrics: null`` and the envelope a
@@ -201,7 +202,8 @@ class MetricsDecorator:
                 found = await asyncio.gather(*(self.pod_series([key], metric_names.canonical(n))
                                                for n in wanted))
         except Unavailable as why:
-            out["metrics"] = None
+            # Asked for: null, as the specification says; shown by default: upstream's [].
+            out["metrics"] = None if query.metric_names else []
             out["warning"] = str(why)
             return
         label = ({"node": [meta.get("name")]} if kind.name == "node"

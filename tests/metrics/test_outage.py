@@ -54,9 +54,13 @@ def test_stopping_and_restarting_the_sidecar(cluster, sidecar_token, state_dir, 
         body = pod_list(gw, metrics_ns, admin_token)
         assert all(p["metrics"] is None for p in body["pods"])
         assert body["cumulativeMetrics"] == [] and "sidecar" in body["warning"]
-        detail = gw.get("/api/v1/pod/%s/solo" % metrics_ns, token=admin_token)
+        detail = gw.get("/api/v1/pod/%s/solo" % metrics_ns, token=admin_token,
+                        params={"metricNames": "cpu/usage"})
         assert detail.status == 200 and detail.json()["metrics"] is None
-        assert detail.json()["warning"]
+        assert "sidecar" in detail.json()["warning"]
+        detail = gw.get("/api/v1/node/" + cluster.nodes[0], token=admin_token)
+        assert detail.status == 200 and detail.json()["metrics"] == []  # upstream's default
+        assert "sidecar" in detail.json()["warning"]
         side.start()  # same port; an in-memory database starts empty and scrapes at once
         wait_list(gw, metrics_ns, admin_token, has_metrics, CHECK + 5, "metrics back")
         assert gw.get("/api/v1/integration/sidecar/health", token=admin_token).status == 200
