@@ -30,6 +30,7 @@ setup(
     entry_points={
         "console_scripts": [
             "dashboard-api=dashboard_api.__main__:main",
+            "metrics-sidecar=metrics_sidecar.__main__:main",
         ],
     },
 )

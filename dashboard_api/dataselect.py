@@ -12,8 +12,12 @@ Query parameters (reference §2, its upstream bugs fixed):
   ``itemsPerPage=0`` an empty page, a page past the end an empty page.
 - ``totalItems`` counts the filtered items before paging.
 
+- ``metricNames=a,b`` (see dashboard_api/metrics/names.py) and ``aggregations=sum,max`` (``sum``,
+  ``avg``, ``min``, ``max``; default ``sum``): parsed here, used by the metrics list decorator.
+
 Malformed values (odd pair counts, an order other than ``a``/``d``, non-integer or negative
-sizes and pages) are a 400, where upstream silently ignored them.
+sizes and pages, unknown metric names or aggregations) are a 400, where upstream silently
+ignored them.
 
 A list names its properties with a mapping ``{name: Property}``; ``COMMON`` holds the ones every
 list exposes (name, creationTimestamp, namespace).
@@ -23,6 +27,7 @@ import datetime
 
 from dashboard_api import params
 from dashboard_api.errors import bad_request
+from dashboard_api.metrics import names as metric_names
 
 DEFAULT_ITEMS_PER_PAGE = 10
 
@@ -61,13 +66,16 @@ def properties(**extra):
 
 
 class Query:
-    __slots__ = ("filters", "sorts", "items_per_page", "page")
+    __slots__ = ("filters", "sorts", "items_per_page", "page", "metric_names", "aggregations")
 
-    def __init__(self, filters=(), sorts=(), items_per_page=DEFAULT_ITEMS_PER_PAGE, page=1):
+    def __init__(self, filters=(), sorts=(), items_per_page=DEFAULT_ITEMS_PER_PAGE, page=1,
+                 metric_names=(), aggregations=("sum",)):
         self.filters = tuple(filters)        # ((property, value), ...)
         self.sorts = tuple(sorts)            # ((property, ascending), ...)
         self.items_per_page = items_per_page
         self.page = page                     # 1-based; 0 = every item
+        self.metric_names = tuple(metric_names)  # as asked for (aliases kept)
+        self.aggregations = tuple(aggregations)
 
     def __repr__(self):
         return "Query(%r, %r, %r, %r)" % (self.filters, self.sorts, self.items_per_page,
@@ -95,7 +103,24 @@ def parse(arg):
             raise bad_request("sortBy order must be 'a' or 'd', got %r" % order)
         sorts.append((prop, order == "a"))
     per_page = params.integer("itemsPerPage", arg("itemsPerPage"), DEFAULT_ITEMS_PER_PAGE, 0)
-    return Query(filters, sorts, per_page, params.integer("page", arg("page"), 1, 0))
+    return Query(filters, sorts, per_page, params.integer("page", arg("page"), 1, 0),
+                 _names("metricNames", arg("metricNames"), metric_names.canonical,
+                        metric_names.known()),
+                 _names("aggregations", arg("aggregations"), metric_names.AGGREGATIONS.count,
+                        ", ".join(metric_names.AGGREGATIONS)) or ("sum",))
+
+
+def _names(param, raw, valid, known):
+    """A comma list, de-duplicated in order; a 400 for a name ``valid`` rejects."""
+    out = []
+    for name in (raw or "").split(","):
+        name = name.strip()
+        if not name or name in out:
+            continue
+        if not valid(name):
+            raise bad_request("%s: unknown name %r (known: %s)" % (param, name, known))
+        out.append(name)
+    return tuple(out)
 
 
 def text(value):

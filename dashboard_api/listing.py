@@ -18,7 +18,8 @@ Seams (each replaceable without touching the others):
 - **dataselect**: pure filter/sort/page over rows and their keys.
 - **DECORATORS**: coroutines ``decorate(fetch, kind, page, envelope, query)`` run on every list
   page after paging (the metrics feature appends one that fills ``cumulativeMetrics`` and the
-  pods' ``metrics``).
+  pods' ``metrics``). **DETAIL_DECORATORS**: coroutines ``decorate(fetch, kind, obj, detail,
+  query)`` run on every detail (pod and node metrics).
 
 Entry points for handlers: ``list_kind``, ``detail``, ``sublist``. A handler that made a Fetch
 calls ``Fetch.close`` when its request ends (the list slots it holds are given back).
@@ -41,6 +42,7 @@ MAX_CHUNKS = 2000     # bound on continue pages of one list (a million objects)
 # event loop it would hold up every other request (tens of ms for 2,000 pods).
 OFF_LOOP_ITEMS = 200
 DECORATORS = []       # see the module docstring
+DETAIL_DECORATORS = []  # see the module docstring
 # "All namespaces" for a caller who may not list cluster-wide: at most this many namespaces are
 # checked one by one (the settings' namespaceFallbackList first).
 MAX_CANDIDATE_NAMESPACES = 256
@@ -465,6 +467,8 @@ async def detail(fetch, kind, namespace, name, query, arg):
     out = kind.detail(obj, rel)
     for embed in kind.embeds:
         out[embed.field] = await embedded(fetch, kind, obj, embed, query, arg)
+    for decorate in DETAIL_DECORATORS:
+        await decorate(fetch, kind, obj, out, query)
     if "errors" in out:
         out["errors"] = fetch.errors
     return out

@@ -19,6 +19,7 @@ from dashboard_api.context import Context
 from dashboard_api.handlers import static
 from dashboard_api.handlers.base import NotFoundHandler
 from dashboard_api.handlers.settings import SettingsStore
+from dashboard_api.metrics import lists as metric_lists
 from dashboard_api.metrics.sidecar import SidecarClient
 
 log = logging.getLogger("dashboard_api")
@@ -71,8 +72,10 @@ def make_context(options, cluster, telemetry):
     cache, source = make_source(options, cluster, settings)
     if telemetry is not None and cache is not None:
         telemetry.registry.register(CacheCollector(cache, source.access))
+    sidecar = make_sidecar(options, cluster)
+    metric_lists.install(sidecar)  # metrics in lists and details (the list pipeline's seam)
     return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
-                   sidecar=make_sidecar(options, cluster), routes=served_routes(options.mode),
+                   sidecar=sidecar, routes=served_routes(options.mode),
                    locales=locales.load(options.locale_config), source=source, cache=cache)
 
 

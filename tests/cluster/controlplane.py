@@ -422,6 +422,16 @@ class LocalCluster:
     def norights_token(self):
         return self._tokens["nobody"]
 
+    def metrics_kubeconfig(self, path, token=None, channel=None):
+        """Writes a kubeconfig naming the metrics stand-in as its API server, for a metrics
+        client such as the metrics sidecar: ``token`` (default: the admin token) is the client's
+        own identity (the stand-in forwards pod reads with it); ``channel`` selects one of the
+        stand-in's switchable fault channels (see metrics_standin). Returns ``path``."""
+        server = self.metrics_url + ("/faults/%s" % channel if channel else "")
+        users.write_kubeconfig(path, server, self.ca_file, "metrics-sidecar",
+                               token or self.admin_token)
+        return path
+
     def exited_component(self):
         """The first component process that has exited (it should not have), or None."""
         return next((p for p in self._procs if p.exit_code() is not None), None)

@@ -20,6 +20,8 @@ def _write_env_file(path, cluster):
         "DASHBOARD_KUBECONFIG": cluster.kubeconfig,
         "DASHBOARD_ADMIN_TOKEN": cluster.admin_token,
         "DASHBOARD_METRICS_URL": cluster.metrics_url,
+        "DASHBOARD_SIDECAR_KUBECONFIG": cluster.metrics_kubeconfig(
+            os.path.join(cluster.state_dir, "metrics-sidecar.kubeconfig")),
     }
     tmp = f"{path}.tmp{os.getpid()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -5,6 +5,16 @@ python -m tests.cluster.metrics_standin --apiserver URL --ca-file CA --token-fil
 Usage is made up but deterministic: a function of the object's name and of time (10 s steps),
 only for Running pods (their running containers) and existing nodes. A node's usage is its own
 base load plus the usage of the pods running on it.
+
+For a metrics client that also reads pods from "the API server" of its kubeconfig (the metrics
+sidecar reads the pods' requests and limits), ``GET /api/v1/pods`` and
+``/api/v1/namespaces/{ns}/pods`` are forwarded to the API server with the caller's own
+Authorization header, so the API server's RBAC applies to the caller's identity.
+
+Failure channels for tests: every route above is also served under ``/faults/{channel}``, and
+``PUT /faults/{channel}`` with a body of ``normal``, ``garbage`` (200 with a body that is not
+JSON) or ``forbidden`` (a 403 Status) switches how that channel answers. Channels start
+``normal``; the unprefixed routes are never affected.
 """
 
 import argparse
@@ -18,6 +28,7 @@ import signal
 import sys
 import time
 
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 from tornado.web import Application, RequestHandler
@@ -101,9 +112,20 @@ def _not_found(kind, name):
             "code": 404}
 
 
+FAULT_MODES = ("normal", "garbage", "forbidden")
+
+
+def _forbidden(path):
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": 'forbidden: the stand-in\'s fault channel refuses "get" on %s' % path,
+            "reason": "Forbidden", "details": {}, "code": 403}
+
+
 class MetricsHandler(RequestHandler):
-    def initialize(self, api):
+    def initialize(self, api, faults=None, forward=None):
         self.api = api
+        self.faults = faults      # None: an unprefixed route; else {channel: mode}
+        self.forward = forward    # (apiserver URL, CA file) for the pods pass-through
 
     def _send(self, code, body):
         self.set_status(code)
@@ -122,6 +144,14 @@ class MetricsHandler(RequestHandler):
         return (await self.api.call("GET", path, params=params))["items"]
 
     async def get(self, *args):
+        if self.faults is not None:
+            channel, args = args[0], args[1:]
+            mode = self.faults.get(channel, "normal")
+            if mode == "forbidden":
+                return self._send(403, _forbidden(self.request.path))
+            if mode == "garbage":
+                self.set_header("Content-Type", "application/json")
+                return self.finish(b"<html>this is not the metrics API {")
         try:
             await self._answer(*args)
         except ApiError as e:
@@ -166,6 +196,42 @@ class PodsHandler(MetricsHandler):
                          "items": [pod_metrics(p, t) for p in pods]})
 
 
+class PodsPassThrough(MetricsHandler):
+    """GET pods from the API server with the caller's Authorization header."""
+
+    async def _answer(self, namespace=None):
+        apiserver, ca_file = self.forward
+        path = "/api/v1/namespaces/%s/pods" % namespace if namespace else "/api/v1/pods"
+        query = ("?" + self.request.query) if self.request.query else ""
+        headers = {"Accept": "application/json"}
+        if self.request.headers.get("Authorization"):
+            headers["Authorization"] = self.request.headers["Authorization"]
+        try:
+            resp = await AsyncHTTPClient().fetch(HTTPRequest(
+                apiserver.rstrip("/") + path + query, headers=headers, ca_certs=ca_file,
+                connect_timeout=5, request_timeout=60), raise_error=False)
+        except (OSError, HTTPClientError) as e:
+            raise ConnectionError(str(e)) from e
+        if resp.code == 599:
+            raise ConnectionError(str(resp.error))
+        self.set_status(resp.code)
+        self.set_header("Content-Type", "application/json")
+        self.finish(resp.body)
+
+
+class FaultControl(RequestHandler):
+    def initialize(self, faults):
+        self.faults = faults
+
+    def put(self, channel):
+        mode = self.request.body.decode().strip()
+        if mode not in FAULT_MODES:
+            self.set_status(400)
+            return self.finish("mode must be one of %s\n" % ", ".join(FAULT_MODES))
+        self.faults[channel] = mode
+        self.finish(mode + "\n")
+
+
 class DiscoveryHandler(RequestHandler):
     def get(self):
         verbs = ["get", "list"]
@@ -178,24 +244,30 @@ class DiscoveryHandler(RequestHandler):
                            "kind": "PodMetrics", "verbs": verbs}]}))
 
 
-def make_app(api):
+def make_app(api, forward=None):
     seg = r"([^/]+)"
-    kw = {"api": api}
-    return Application([
-        (BASE, DiscoveryHandler),
-        (BASE + "/nodes", NodesHandler, kw),
-        (BASE + "/nodes/" + seg, NodesHandler, kw),
-        (BASE + "/pods", PodsHandler, kw),
-        (BASE + "/namespaces/" + seg + "/pods", PodsHandler, kw),
-        (BASE + "/namespaces/" + seg + "/pods/" + seg, PodsHandler, kw),
-    ])
+    faults = {}
+    routes = [(BASE, DiscoveryHandler), (r"/faults/" + seg, FaultControl, {"faults": faults})]
+    for prefix, kw in (("", {"api": api, "forward": forward}),
+                       (r"/faults/" + seg, {"api": api, "forward": forward, "faults": faults})):
+        routes += [
+            (prefix + BASE + "/nodes", NodesHandler, kw),
+            (prefix + BASE + "/nodes/" + seg, NodesHandler, kw),
+            (prefix + BASE + "/pods", PodsHandler, kw),
+            (prefix + BASE + "/namespaces/" + seg + "/pods", PodsHandler, kw),
+            (prefix + BASE + "/namespaces/" + seg + "/pods/" + seg, PodsHandler, kw),
+        ]
+        if forward is not None:
+            routes += [(prefix + "/api/v1/pods", PodsPassThrough, kw),
+                       (prefix + "/api/v1/namespaces/" + seg + "/pods", PodsPassThrough, kw)]
+    return Application(routes)
 
 
 async def main(args):
     with open(args.token_file) as f:
         api = ApiClient(args.apiserver, args.ca_file, f.read().strip(), "metrics-standin")
     sockets = bind_sockets(0, "127.0.0.1")
-    server = HTTPServer(make_app(api))
+    server = HTTPServer(make_app(api, (args.apiserver, args.ca_file)))
     server.add_sockets(sockets)
     url = "http://127.0.0.1:%d" % sockets[0].getsockname()[1]
     write_json_atomically(args.ready_file, {"url": url, "pid": os.getpid()})
