@@ -27,6 +27,8 @@ from dashboard_api.errors import ApiError, is_forbidden
 from dashboard_api.metrics import names as metric_names
 from dashboard_api.metrics.aggregate import aggregated, metric, summed
 from dashboard_api.reads import Namespaces
+from dashboard_api.summaries import workloads
+from dashboard_api.summaries.common import Related
 
 log = logging.getLogger("dashboard_api.metrics")
 
@@ -150,19 +152,19 @@ class MetricsDecorator:
             fetch.forbidden(exc)
             raise Unavailable("the pods of these %s objects cannot be read: %s"
                               % (kind.name, exc.message)) from None
-        pods = results[0]
-        owner_of = {}  # replica set uid -> deployment uid
+        rel = Related(pods=results[0])
         if kind.name == "deployment":
-            owner_of = {(rs.get("metadata") or {}).get("uid"): _controller(rs)
-                        for rs in results[1]}
-        by_owner = {}
-        for pod in pods:
-            owner = _controller(pod)
-            owner = owner_of.get(owner) if kind.name == "deployment" else owner
-            if owner:
-                meta = pod["metadata"]
-                by_owner.setdefault(owner, []).append((meta.get("namespace", ""), meta["name"]))
-        return [by_owner.get(item["objectMeta"].get("uid"), []) for item in page]
+            rel["replicasets"] = results[1]
+        # The summaries' own joins: from the watch cache they are index lookups, not a scan of
+        # every pod of the namespaces.
+        pods_of = workloads.deployment_pods if kind.name == "deployment" \
+            else workloads.owned_pods
+        members = []
+        for item in page:
+            owner = {"metadata": {"uid": item["objectMeta"].get("uid")}}
+            members.append([((pod.get("metadata") or {}).get("namespace", ""),
+                             pod["metadata"]["name"]) for pod in pods_of(owner, rel)])
+        return members
 
     @staticmethod
     def _label(kind, item, parts):
@@ -210,13 +212,6 @@ class MetricsDecorator:
                  else {"namespace": [meta.get("namespace", "")], "pod": [meta.get("name")]})
         out["metrics"] = [metric(n, series.get(key, {}), label)
                           for n, series in zip(wanted, found)]
-
-
-def _controller(obj):
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
-        if ref.get("controller"):
-            return ref.get("uid")
-    return None
 
 
 def install(sidecar):

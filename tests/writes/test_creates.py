@@ -36,17 +36,24 @@ def test_create_namespace(cluster, gateway, admin_token):
         assert name in again["message"]
         # The audit line names the operation of the method, the object and the status.
         from tests.gateway.helpers import full_log
-        lines = cluster.wait_for(lambda: [
-            line for line in full_log(gateway).splitlines()
-            if "Audit:" in line and '"Namespace %s"' % name in line], timeout=10,
-            what="the audit lines")
-        assert "operation=namespace-create" in lines[-1] and "status=409" in lines[-1]
-        assert any("status=201" in line for line in lines)
+        def audit_lines():
+            lines = [line for line in full_log(gateway).splitlines()
+                     if "Audit:" in line and "operation=namespace-create" in line]
+            made = [i for i, line in enumerate(lines)
+                    if '"Namespace %s"' % name in line and "status=201" in line]
+            after = lines[made[0] + 1:] if made else []
+            if made and any("status=409" in line for line in after):
+                return [lines[made[0]]] + after
+            return None
+        lines = cluster.wait_for(audit_lines, timeout=10, what="the audit lines")
+        assert "status=201" in lines[0] and any("status=409" in line for line in lines[1:])
         assert all('user="unknown"' in line for line in lines)  # a static token: no name
-        # The list still answers on the same path.
-        listed = gateway.get("/api/v1/namespace", token=admin_token)
-        assert listed.status == 200
-        assert name in [n["objectMeta"]["name"] for n in listed.json()["namespaces"]]
+        # The list still answers on the same path (from the watch cache: a moment later).
+        def listed():
+            reply = gateway.get("/api/v1/namespace", token=admin_token)
+            assert reply.status == 200
+            return name in [n["objectMeta"]["name"] for n in reply.json()["namespaces"]]
+        cluster.wait_for(listed, timeout=10, what="the new namespace in the list")
     finally:
         cluster.request("DELETE", path)
 
