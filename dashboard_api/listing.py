@@ -306,44 +306,50 @@ class Views:
     versions of the stores it read, the namespaces and the query's filters and sorts, never on
     the caller (who was authorized before); so polling clients of one page share it, and a page
     out of 50,000 objects costs a slice. Identical selections being computed are computed once.
+    Only the newest version of a selection is kept: an older one is never asked for again.
     """
 
     def __init__(self, size=64):
         self.size = size
-        self._done = {}
-        self._pending = {}
+        self._done = {}      # shape -> (versions, selection)
+        self._pending = {}   # (shape, versions) -> future
 
     @staticmethod
     def key(kind, rows, rel, query, status):
+        """(shape, versions), or None when an input has no version (read from the API
+        server) and so cannot be compared."""
         rows_key = getattr(rows, "view_key", None)
         if rows_key is None:
             return None
-        parts = [kind.name, rows_key, query.filters, query.sorts, status]
+        store, generation, namespaces = rows_key
+        versions = [generation]
         for need in kind.list_needs:
             value = rel[need]
             version = getattr(value, "view_key", None)
             if version is None and value:
-                return None  # read from the API server: no version to compare
-            parts.append(version)
-        return tuple(parts)
+                return None
+            versions.append(version)
+        return (kind.name, store, namespaces, query.filters, query.sorts, status), \
+            tuple(versions)
 
     async def get(self, key, compute):
-        found = self._done.get(key)
-        if found is not None:
-            return found
+        shape, versions = key
+        found = self._done.get(shape)
+        if found is not None and found[0] == versions:
+            return found[1]
         pending = self._pending.get(key)
-        if pending is None:
-            pending = asyncio.ensure_future(compute())
-            self._pending[key] = pending
-            try:
-                found = await asyncio.shield(pending)
-            finally:
-                self._pending.pop(key, None)
-            if len(self._done) >= self.size:
-                self._done.pop(next(iter(self._done)))
-            self._done[key] = found
-            return found
-        return await asyncio.shield(pending)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        pending = self._pending[key] = asyncio.ensure_future(compute())
+        try:
+            selection = await asyncio.shield(pending)
+        finally:
+            self._pending.pop(key, None)
+        self._done.pop(shape, None)
+        if len(self._done) >= self.size:
+            self._done.pop(next(iter(self._done)))
+        self._done[shape] = (versions, selection)
+        return selection
 
 
 VIEWS = Views()

@@ -166,3 +166,35 @@ def test_pod_status_from_facts_equals_status_from_pods(pods, events):
     assert pod_summaries.list_status(raw, rel) == expected
     facts = [pod_summaries.status_facts(p) for p in raw]
     assert pod_summaries.list_status(None, rel, facts=facts) == expected
+
+
+def test_views_compute_once_per_version_and_keep_only_the_newest():
+    import asyncio
+
+    from dashboard_api.listing import Views
+
+    calls = []
+
+    async def scenario():
+        views = Views(size=4)
+
+        def computing(value):
+            async def compute():
+                calls.append(value)
+                await asyncio.sleep(0.01)
+                return value
+            return compute
+
+        shape = ("pod", 1, (), (), (), True)
+        together = await asyncio.gather(*(views.get((shape, (1,)), computing("v1"))
+                                          for _ in range(5)))
+        assert together == ["v1"] * 5 and calls == ["v1"]
+        assert await views.get((shape, (1,)), computing("again")) == "v1"
+        assert await views.get((shape, (2,)), computing("v2")) == "v2"
+        assert len(views._done) == 1  # the older version is gone
+        for n in range(6):
+            await views.get((("other", n), (1,)), computing(n))
+        assert len(views._done) == 4
+
+    asyncio.run(scenario())
+    assert calls == ["v1", "v2", 0, 1, 2, 3, 4, 5]
