@@ -142,14 +142,16 @@ def test_a_401_of_an_api_route_is_the_text_the_ui_signs_out_on(ui_gateway, gatew
                                    "reason": "Unauthorized", "code": 401}
 
 
-def test_a_401_of_sign_in_is_upstream_s_status_error(ui_gateway, gateway):
+def test_a_401_of_sign_in_and_settings_is_upstream_s_status_error(ui_gateway, gateway):
     err_status = {"metadata": {}, "status": "Failure", "message": UNAUTHORIZED,
                   "reason": "Unauthorized", "code": 401}
     for gw, compat in ((ui_gateway, True), (gateway, False)):
         me = gw.get("/api/v1/me", "not-a-valid-token")
         login = gw.request("POST", "/api/v1/login", body={"token": "not-a-valid-token"},
                            csrf="login")
-        for reply in (me, login):
+        settings = gw.request("PUT", "/settings", "not-a-valid-token",
+                              body={"itemsPerPage": 10})
+        for reply in (me, login, settings):
             assert reply.status == 401, reply
             assert reply.headers["Content-Type"].startswith("application/json")
             body = reply.json()
