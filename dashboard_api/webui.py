@@ -5,6 +5,9 @@ web UI reads, so that a production build of it served with ``--web-root`` works 
 
 * log lines (GET /api/v1/log/...) are upstream's LogLine objects ``{"timestamp", "content"}``
   instead of strings; the UI formats the timestamp itself (logs/details.py renders them);
+* when the log cannot be opened (a container not started yet, no right to ``pods/log``, no
+  previous instance) the reason is the log's one line with a 200, as upstream answers
+  (handlers/logs.py); the UI shows its error page on an error status there;
 * a 401 of an API route is the plain text ``MSG_LOGIN_UNAUTHORIZED_ERROR``, the one body on which
   the UI drops its token and returns to its login page (with our JSON it shows its error page);
   the sign-in routes (component ``auth``) answer it as the message of a JSON error, as upstream's

@@ -112,6 +112,18 @@ class LogHandler(LogsBase):
             extra["sinceTime"] = since
         buffer = LogBuffer(plan)
         compat = self.ctx.options.web_ui_compat
+        await self.read_log(fetch, pods, pod_obj, container, previous, extra, buffer, compat)
+        # Splitting, parsing and selecting 5,000 lines takes tens of ms: not on the event loop.
+        self.write_json(await self.ctx.cluster.executor.run(
+            log_page, plan, bytes(buffer.data), buffer.lost_oldest, since, pod, container,
+            selection, timestamps, compat))
+
+    async def read_log(self, fetch, pods, pod_obj, container, previous, extra, buffer, compat):
+        """Fills ``buffer`` with the log. With ``compat`` (--web-ui-compat), why there is no log
+        (a container not started yet, no right to pods/log, no previous instance) becomes the
+        log text with a 200, as upstream answers; the upstream web UI shows its error page on
+        an error status. A 401 stays one, so the UI signs out."""
+        namespace, pod = pod_obj["metadata"]["namespace"], pod_obj["metadata"]["name"]
         try:
             if previous:
                 require_previous(pod_obj, container)
@@ -120,27 +132,18 @@ class LogHandler(LogsBase):
         except ApiError as exc:
             if not compat or exc.code == 401:
                 raise
-            # Upstream shows why there is no log (a container still starting, no previous
-            # instance) as the log text, with a 200; the upstream web UI shows its error page
-            # otherwise.
-            stream = None
             buffer.add(exc.message.encode("utf-8"))
-            since = None
+            return
         try:
             # Bounded: the buffer keeps at most its budget, and a read from the beginning stops
             # once the budget is full (the API server's limitBytes already caps it).
-            while stream is not None and not buffer.full:
+            while not buffer.full:
                 chunk = await stream.read(VIEW_CHUNK)
                 if not chunk:
                     break
                 buffer.add(chunk)
         finally:
-            if stream is not None:
-                stream.close()
-        # Splitting, parsing and selecting 5,000 lines takes tens of ms: not on the event loop.
-        self.write_json(await self.ctx.cluster.executor.run(
-            log_page, plan, bytes(buffer.data), buffer.lost_oldest, since, pod, container,
-            selection, timestamps, compat))
+            stream.close()
 
     def selection(self):
         """(Selection, tailLines) from the query; 400 on malformed values.
