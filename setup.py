@@ -23,6 +23,9 @@ setup(
             "pytest>=7",
             "pytest-tornado==0.8.1",
             "hypothesis>=6",
+            # Drives Debian's chromium (installed by bin/bootstrap) in the browser tests; it
+            # never downloads a browser of its own.
+            "playwright>=1.40",
             # pytest-tornado imports pkg_resources, which setuptools 81 removed.
             "setuptools<81",
         ],

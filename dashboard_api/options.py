@@ -146,6 +146,10 @@ def parser():
                      help="INFO, WARNING or ERROR (anything else: INFO)")
     web.add_argument("--locale-config", default=None,
                      help='JSON file {"translations": [...]} listing the UI locales')
+    _flag(web, "--web-ui-compat",
+          help="the upstream web UI's shapes where they differ from the specification: log "
+               "lines as {timestamp, content}, 401 bodies MSG_LOGIN_UNAUTHORIZED_ERROR (see "
+               "dashboard_api/webui.py); off by default")
 
     p.add_argument("-v", "--log-level", default="info",
                    choices=("debug", "info", "warning", "error"),

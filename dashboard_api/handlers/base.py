@@ -6,7 +6,7 @@ import time
 import tornado.web
 import ujson
 
-from dashboard_api import listing, params
+from dashboard_api import listing, params, webui
 from dashboard_api.auth.bearer import bearer_token
 from dashboard_api.cluster.client import is_impersonation_header
 from dashboard_api.errors import REASONS, ApiError, bad_request, unauthorized
@@ -136,8 +136,12 @@ class BaseHandler(tornado.web.RequestHandler):
         for name, value in error.headers.items():
             self.set_header(name, value)
         self.set_status(error.code, error.reason if error.code not in REASONS else None)
-        self.set_header("Content-Type", JSON)
-        self.finish(ujson.dumps(error.body(), ensure_ascii=False))
+        if self.ctx.options.web_ui_compat:
+            ctype, body = webui.error_reply(error, self.route.component if self.route else "api")
+        else:
+            ctype, body = JSON, ujson.dumps(error.body(), ensure_ascii=False)
+        self.set_header("Content-Type", ctype)
+        self.finish(body)
 
     def send_error(self, status_code=500, **kwargs):
         exc = kwargs.get("exc_info", (None, None, None))[1]

@@ -64,10 +64,11 @@ def log_params(container, previous, extra):
     return params
 
 
-def log_page(plan, data, lost_oldest, since, pod, container, selection, timestamps):
+def log_page(plan, data, lost_oldest, since, pod, container, selection, timestamps,
+             line_objects=False):
     """The LogDetails answer from the bytes read (pure)."""
     lines, cut = plan.trim(data, lost_oldest, since)
-    return log_details(pod, container, lines, cut, plan, selection, timestamps)
+    return log_details(pod, container, lines, cut, plan, selection, timestamps, line_objects)
 
 
 async def open_log(handle, pods, namespace, pod, container, previous, extra, timeout):
@@ -105,15 +106,34 @@ class LogHandler(LogsBase):
         fetch = self.fetch()
         pods, pod_obj = await get_pod(fetch, namespace, pod)
         container = pick_container(pod_obj, container)
-        if previous:
-            require_previous(pod_obj, container)
         plan = ReadPlan.for_position(selection.position, tail_lines)
         extra = plan.params()
         if since is not None:
             extra["sinceTime"] = since
         buffer = LogBuffer(plan)
-        stream = await open_log(fetch.handle, pods, namespace, pod, container, previous, extra,
-                                self.ctx.cluster.timeout)
+        compat = self.ctx.options.web_ui_compat
+        await self.read_log(fetch, pods, pod_obj, container, previous, extra, buffer, compat)
+        # Splitting, parsing and selecting 5,000 lines takes tens of ms: not on the event loop.
+        self.write_json(await self.ctx.cluster.executor.run(
+            log_page, plan, bytes(buffer.data), buffer.lost_oldest, since, pod, container,
+            selection, timestamps, compat))
+
+    async def read_log(self, fetch, pods, pod_obj, container, previous, extra, buffer, compat):
+        """Fills ``buffer`` with the log. With ``compat`` (--web-ui-compat), why there is no log
+        (a container not started yet, no right to pods/log, no previous instance) becomes the
+        log text with a 200, as upstream answers; the upstream web UI shows its error page on
+        an error status. A 401 stays one, so the UI signs out."""
+        namespace, pod = pod_obj["metadata"]["namespace"], pod_obj["metadata"]["name"]
+        try:
+            if previous:
+                require_previous(pod_obj, container)
+            stream = await open_log(fetch.handle, pods, namespace, pod, container, previous,
+                                    extra, self.ctx.cluster.timeout)
+        except ApiError as exc:
+            if not compat or exc.code == 401:
+                raise
+            buffer.add(exc.message.encode("utf-8"))
+            return
         try:
             # Bounded: the buffer keeps at most its budget, and a read from the beginning stops
             # once the budget is full (the API server's limitBytes already caps it).
@@ -124,10 +144,6 @@ class LogHandler(LogsBase):
                 buffer.add(chunk)
         finally:
             stream.close()
-        # Splitting, parsing and selecting 5,000 lines takes tens of ms: not on the event loop.
-        self.write_json(await self.ctx.cluster.executor.run(
-            log_page, plan, bytes(buffer.data), buffer.lost_oldest, since, pod, container,
-            selection, timestamps))
 
     def selection(self):
         """(Selection, tailLines) from the query; 400 on malformed values.

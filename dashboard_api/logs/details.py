@@ -96,14 +96,23 @@ class LogBuffer:
 
 
 def render(line, timestamps):
+    """A line as the specification sends it: a string, with its timestamp when asked."""
     if timestamps and line.timestamp != NO_TIMESTAMP:
         return line.timestamp + " " + line.content
     return line.content
 
 
-def log_details(pod, container, lines, cut, plan, selection, timestamps):
-    """The LogDetails answer for lines fetched with ``plan`` (``cut``: the log held more)."""
+def render_object(line, _timestamps=None):
+    """A line as upstream's LogLine, which the upstream web UI reads (--web-ui-compat); the
+    timestamp is always there, apart from the content."""
+    return {"timestamp": line.timestamp, "content": line.content}
+
+
+def log_details(pod, container, lines, cut, plan, selection, timestamps, line_objects=False):
+    """The LogDetails answer for lines fetched with ``plan`` (``cut``: the log held more);
+    ``line_objects``: lines as {timestamp, content} objects instead of strings."""
     page = select(lines, selection)
+    shape = render_object if line_objects else render
     # Truncated: the page reaches the end of what was read, beyond which the log was cut off.
     truncated = cut and (page.reaches_newest if plan.by_bytes else page.reaches_oldest)
     return {
@@ -116,5 +125,5 @@ def log_details(pod, container, lines, cut, plan, selection, timestamps):
             "truncated": truncated,
         },
         "selection": page.selection.to_json(),
-        "logs": [render(line, timestamps) for line in page.lines],
+        "logs": [shape(line, timestamps) for line in page.lines],
     }

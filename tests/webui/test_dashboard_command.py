@@ -1,0 +1,64 @@
+"""bin/dashboard, the README's run command: with --web-root it serves the UI files and turns
+--web-ui-compat on, unless told otherwise."""
+
+import os
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from tests.cluster.procs import free_ports
+from tests.support.gateway import ROOT, Gateway
+
+
+@pytest.fixture
+def dashboard(cluster):
+    """Starts bin/dashboard against the test cluster with extra arguments."""
+    started = []
+
+    def start(*args):
+        [port] = free_ports(1)
+        argv = [os.path.join(ROOT, "bin", "dashboard"), "--apiserver-host", cluster.url,
+                "--apiserver-ca-bundle", cluster.ca_file, "--kubeconfig", cluster.kubeconfig]
+        log = tempfile.NamedTemporaryFile(prefix="dashboard-", suffix=".log", delete=False)
+        proc = subprocess.Popen(argv + list(args), cwd=ROOT, stdout=log,
+                                stderr=subprocess.STDOUT,
+                                env=dict(os.environ, DASHBOARD_PORT=str(port)))
+        gw = Gateway(proc, "http://127.0.0.1:%d" % port, log.name)
+        started.append(gw)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, gw.log()
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    return gw
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError("bin/dashboard did not listen within 30s:\n" + gw.log())
+
+    yield start
+    for gw in started:
+        gw.stop()
+
+
+def unauthorized_body(gw):
+    reply = gw.get("/api/v1/namespace")
+    assert reply.status == 401, reply
+    return reply.data
+
+
+def test_web_root_turns_the_switch_on(dashboard, tmp_path):
+    (tmp_path / "index.html").write_text("<title>the UI</title>")
+    served = dashboard("--web-root", str(tmp_path))
+    page = served.get("/")
+    assert page.status == 200 and b"the UI" in page.data
+    assert unauthorized_body(served) == b"MSG_LOGIN_UNAUTHORIZED_ERROR"
+    # Said explicitly, the flag wins; without a web root the switch stays off.
+    explicit = dashboard("--web-root=" + str(tmp_path), "--web-ui-compat=false")
+    assert explicit.get("/").status == 200
+    assert unauthorized_body(explicit).startswith(b"{")
+    plain = dashboard()
+    assert unauthorized_body(plain).startswith(b"{")
+    assert plain.get("/").status == 404
