@@ -4,8 +4,9 @@ Seams (each replaceable without touching the others):
 
 - **source**: where objects come from. ``ChunkedList`` (this module) makes the caller's own LIST
   calls (``limit``/``continue``, one call per namespace of a multi-namespace list, run
-  concurrently), with bounded memory: identical concurrent lists of one caller share one LIST,
-  and lists longer than a chunk wait for one of a few slots, held until the request ends.
+  concurrently), with bounded memory: identical concurrent lists of one caller share one LIST;
+  at most a few lists longer than a chunk are read and decoded at once, and at most a few
+  requests hold such lists (from the read until the request ends); the others wait, bounded.
   ``cache.source.CacheSource`` answers from the shared watch cache after the API server has
   authorized the caller. A source has ``list(fetch, resource, namespaces, labels, fields)``
   (slim objects, cache/slim.py), ``rows(fetch, kind, resource, namespaces)`` (store.Row
@@ -56,10 +57,11 @@ class Busy(ApiError):
 
 
 class ListSlots:
-    """At most ``size`` requests hold lists longer than one chunk at once; the rest wait up to
-    ``wait`` seconds, then get a 503 with Retry-After. This bounds the memory of pass-through
-    lists: without it, N clients polling a big list hold N copies of it (and of its summaries).
-    A request takes one slot however many large lists it reads (see Lease)."""
+    """At most ``size`` holders at once; the rest wait up to ``wait`` seconds, then get a 503
+    with Retry-After. Two of these bound the memory of pass-through lists (without them, N
+    clients polling a big list hold N copies of it and of its summaries): one for the LISTs
+    being read and decoded, one for the requests holding a large list until they end. Reads
+    never wait for requests, so the two cannot wait on each other."""
 
     def __init__(self, size=2, wait=20.0):
         self.size = size
@@ -81,13 +83,17 @@ class Lease:
 
     def __init__(self):
         self._taking = None
+        self._ended = False
 
     async def take(self, slots):
+        if self._ended:
+            return  # the request is over (its client went away): nothing to hold for it
         if self._taking is None:
             self._taking = asyncio.ensure_future(slots.acquire())
         await asyncio.shield(self._taking)
 
     def release(self):
+        self._ended = True
         taking, self._taking = self._taking, None
         if taking is None:
             return
@@ -102,7 +108,8 @@ class ChunkedList:
 
     def __init__(self, chunk=CHUNK, slots=None, access=None, candidates=None):
         self.chunk = chunk
-        self.slots = slots or ListSlots()
+        self.slots = slots or ListSlots()   # requests holding a large list
+        self.reading = ListSlots(self.slots.size, self.slots.wait)   # large LISTs being read
         self.access = access or Access()
         self.candidates = candidates
         self._flights = {}   # (caller, path, labels, fields) -> future of the objects
@@ -137,34 +144,41 @@ class ChunkedList:
             flight.add_done_callback(lambda _f: self._flights.pop(key, None))
         items = await asyncio.shield(flight)
         if len(items) > self.chunk:
-            await fetch.lease.take(self.slots)  # a request that joined the flight
+            await fetch.lease.take(self.slots)
         return items
 
     async def _list(self, fetch, resource, path, labels, fields):
-        items, params = [], {"limit": self.chunk}
+        """One chunked LIST. It may outlive the request that started it (others share it), so
+        the slot it reads under is its own, never the request's."""
+        items, params, release = [], {"limit": self.chunk}, None
         if labels:
             params["labelSelector"] = labels
         if fields:
             params["fieldSelector"] = fields
-        for _ in range(MAX_CHUNKS):
-            try:
-                page = await fetch.handle.get(path, params)
-            except ApiError as exc:
-                if exc.code != 410 or "continue" not in params:
-                    raise
-                # The continue token outlived etcd's compaction: list again in one piece, as
-                # client-go's pager does.
-                params.pop("continue")
-                params.pop("limit")
-                page = await fetch.handle.get(path, params)
-                return await self._slim(fetch, resource, page.get("items") or [])
-            items.extend(await self._slim(fetch, resource, page.get("items") or ()))
-            token = (page.get("metadata") or {}).get("continue")
-            if not token:
-                return items
-            await fetch.lease.take(self.slots)
-            params["continue"] = token
-        raise ApiError(500, "listing %s did not end after %d pages" % (path, MAX_CHUNKS))
+        try:
+            for _ in range(MAX_CHUNKS):
+                try:
+                    page = await fetch.handle.get(path, params)
+                except ApiError as exc:
+                    if exc.code != 410 or "continue" not in params:
+                        raise
+                    # The continue token outlived etcd's compaction: list again in one piece,
+                    # as client-go's pager does.
+                    params.pop("continue")
+                    params.pop("limit")
+                    page = await fetch.handle.get(path, params)
+                    return await self._slim(fetch, resource, page.get("items") or [])
+                items.extend(await self._slim(fetch, resource, page.get("items") or ()))
+                token = (page.get("metadata") or {}).get("continue")
+                if not token:
+                    return items
+                if release is None:
+                    release = await self.reading.acquire()
+                params["continue"] = token
+            raise ApiError(500, "listing %s did not end after %d pages" % (path, MAX_CHUNKS))
+        finally:
+            if release is not None:
+                release()
 
     @staticmethod
     async def _slim(fetch, resource, objects):

@@ -183,3 +183,26 @@ async def test_large_lists_wait_for_a_slot_then_get_503(cluster, namespace, admi
         again.close()
     finally:
         real.shutdown()
+
+
+@pytest.mark.gen_test(timeout=60)
+async def test_a_request_that_ends_early_leaves_no_slot_taken(cluster, namespace, admin_token):
+    """A client that goes away while its long list is being read: the LIST finishes (others
+    may share it) but no slot stays taken, so later requests are served."""
+    pending_pods(cluster, namespace, 5)
+    real = real_cluster(cluster)
+    try:
+        admin = real.handle(admin_token)
+        resource = await real.discovery.resolve(admin, "", "pods", ("v1",))
+        source = ChunkedList(2, slots=listing.ListSlots(1, wait=0.5))
+        gone = listing.Fetch(admin, real)
+        reading = asyncio.ensure_future(source.list(gone, resource, Namespaces.one(namespace)))
+        await asyncio.sleep(0)
+        gone.close()  # the connection closed before the list was read
+        assert len(await reading) == 5
+        for _ in range(3):
+            later = listing.Fetch(admin, real)
+            assert len(await source.list(later, resource, Namespaces.one(namespace))) == 5
+            later.close()
+    finally:
+        real.shutdown()
