@@ -27,6 +27,7 @@ calls ``Fetch.close`` when its request ends (the list slots it holds are given b
 """
 
 import asyncio
+import functools
 
 from dashboard_api import dataselect, kinds
 from dashboard_api.cache import slim
@@ -157,8 +158,9 @@ class ChunkedList:
             params["fieldSelector"] = fields
         try:
             for _ in range(MAX_CHUNKS):
+                slimmed = functools.partial(slim_all, resource.plural)
                 try:
-                    page = await fetch.handle.get(path, params)
+                    page = await fetch.handle.get_page(path, params, slimmed)
                 except ApiError as exc:
                     if exc.code != 410 or "continue" not in params:
                         raise
@@ -166,9 +168,8 @@ class ChunkedList:
                     # as client-go's pager does.
                     params.pop("continue")
                     params.pop("limit")
-                    page = await fetch.handle.get(path, params)
-                    return await self._slim(fetch, resource, page.get("items") or [])
-                items.extend(await self._slim(fetch, resource, page.get("items") or ()))
+                    return (await fetch.handle.get_page(path, params, slimmed)).get("items")
+                items.extend(page.get("items") or ())
                 token = (page.get("metadata") or {}).get("continue")
                 if not token:
                     return items
@@ -179,12 +180,6 @@ class ChunkedList:
         finally:
             if release is not None:
                 release()
-
-    @staticmethod
-    async def _slim(fetch, resource, objects):
-        if len(objects) >= OFF_LOOP_ITEMS:
-            return await fetch.cluster.executor.run(slim_all, resource.plural, objects)
-        return slim_all(resource.plural, objects)
 
 
 def slim_all(plural, objects):

@@ -82,7 +82,7 @@ class Scoped(list):
 
     def __init__(self, items, store, namespaces, objects=False):
         super().__init__(items)
-        self.view_key = (id(store), store.generation, namespaces)
+        self.view_key = (id(store), store.version(namespaces), namespaces)
         self._store = store
         self._namespaces = frozenset(namespaces) if namespaces else None
         self._objects = objects
@@ -118,6 +118,8 @@ class Store:
         self.names = {}             # namespace -> sorted [name]
         self.indexes = {name: Index(fn) for name, fn in (indexes or {}).items()}
         self._scopes = {}           # (namespaces, objects?) -> Scoped, until the next change
+        self._stamps = {}           # namespace -> generation of its last change
+        self._replaced = 0          # generation of the last full LIST
 
     def __len__(self):
         return len(self.rows)
@@ -139,6 +141,8 @@ class Store:
                 index.add(row)
         self.resource_version = resource_version
         self._changed()
+        self._stamps = {}
+        self._replaced = self.generation
 
     def apply(self, kind_of_event, row, resource_version):
         if kind_of_event == "DELETED":
@@ -148,6 +152,7 @@ class Store:
         self.resource_version = resource_version
         self.events += 1
         self._changed()
+        self._stamps[row.namespace] = self.generation
 
     def _put(self, row):
         key = (row.namespace, row.name)
@@ -179,6 +184,13 @@ class Store:
     def _changed(self):
         self.generation += 1
         self._scopes = {}
+
+    def version(self, namespaces):
+        """What a selection over ``namespaces`` (empty: all) depends on: a change in another
+        namespace leaves the version of a namespace's selections as it was."""
+        if not namespaces:
+            return self.generation
+        return tuple(max(self._stamps.get(ns, 0), self._replaced) for ns in namespaces)
 
     # --- reads -----------------------------------------------------------------------------
 

@@ -116,6 +116,10 @@ class Cluster:
         result = Response(response.status, response.headers, response.data)
         if decode and response.status < 400:
             result.json()  # here in the worker, not on the event loop
+            if callable(decode) and isinstance(result.decoded, dict):
+                # What the caller keeps of a LIST page's items, made here too: the full
+                # objects are dropped in the worker, not on the event loop.
+                result.decoded["items"] = decode(result.decoded.get("items") or [])
         return result
 
     def shutdown(self):
@@ -178,6 +182,14 @@ class Handle:
 
     async def get(self, path, params=None):
         return await self.request("GET", path, params)
+
+    async def get_page(self, path, params, transform):
+        """A GET of one LIST page whose ``items`` come back as ``transform(items)``, computed
+        in the worker that decoded them."""
+        response = await self.call("GET", path, params, decode=transform)
+        if response.status >= 400:
+            raise from_apiserver(response.status, response.data)
+        return response.json() or {}
 
     async def can_i(self, **attributes):
         """Whether the caller may do ``verb`` on ``resource`` (and namespace, name, group,

@@ -13,6 +13,7 @@ LIST pages and on the event loop for single events).
 """
 
 import asyncio
+import functools
 import logging
 import ssl
 
@@ -102,14 +103,15 @@ class Reflector:
         rows = []
         for _ in range(MAX_LIST_PAGES):
             try:
-                page = await handle.get(self.resource.path(), params)
+                # Rows are made in the worker that decodes the page: the full objects never
+                # reach (nor are freed on) the event loop.
+                page = await handle.get_page(self.resource.path(), params,
+                                             functools.partial(_rows, self.to_row))
             except ApiError as exc:
                 if exc.code == 410 and "continue" in params:
                     raise Gone()
                 raise
-            items = page.get("items") or []
-            if items:
-                rows.extend(await self.cluster.executor.run(_rows, self.to_row, items))
+            rows.extend(page.get("items") or ())
             meta = page.get("metadata") or {}
             if not meta.get("continue"):
                 self.consumer.replace(rows, meta.get("resourceVersion"))

@@ -25,20 +25,20 @@ class CountingHandle:
     token = property(lambda self: self.handle.token)
     impersonation = property(lambda self: self.handle.impersonation)
 
-    async def get(self, path, params=None):
+    async def get_page(self, path, params, transform):
         self.gets.append((path, dict(params or {})))
-        return await self.handle.get(path, params)
+        return await self.handle.get_page(path, params, transform)
 
 
 class ExpiringHandle(CountingHandle):
     """The real handle, except that its first continue call answers 410 Gone, as the API server
     does once etcd has compacted the revision behind the token."""
 
-    async def get(self, path, params=None):
+    async def get_page(self, path, params, transform):
         if "continue" in (params or {}) and not any("continue" in p for _, p in self.gets):
             self.gets.append((path, dict(params)))
             raise ApiError(410, "The provided continue parameter is too old", "Expired")
-        return await super().get(path, params)
+        return await super().get_page(path, params, transform)
 
 
 def real_cluster(cluster):

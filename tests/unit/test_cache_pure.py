@@ -198,3 +198,16 @@ def test_views_compute_once_per_version_and_keep_only_the_newest():
 
     asyncio.run(scenario())
     assert calls == ["v1", "v2", 0, 1, 2, 3, 4, 5]
+
+
+def test_a_change_in_one_namespace_keeps_the_others_versions():
+    kind = kinds.get("pod")
+    store = Store(kind)
+    store.replace([row_of(kind, _pod("a", "x")), row_of(kind, _pod("b", "y"))], "1")
+    a, b, every = store.version(("a",)), store.version(("b",)), store.version(())
+    store.apply("ADDED", row_of(kind, _pod("b", "z")), "2")
+    assert store.version(("a",)) == a and store.version(("b",)) != b
+    assert store.version(()) != every
+    assert store.scope(("a",)).view_key[1] == a
+    store.replace([row_of(kind, _pod("a", "x"))], "3")  # a full LIST changes every version
+    assert store.version(("a",)) != a
