@@ -8,7 +8,7 @@ import sys
 import tornado.httpserver
 
 from dashboard_api import options as options_mod
-from dashboard_api import requestlog, server, tls
+from dashboard_api import lifecycle, requestlog, server, tls
 from dashboard_api.auth.csrf import CsrfKeyError
 from dashboard_api.cluster import Cluster, Handle
 from dashboard_api.cluster import config as cluster_config
@@ -91,20 +91,35 @@ async def serve(opts):
         ctx.sidecar.start()
     if ctx.cache is not None:
         await ctx.cache.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    log.info("stopping")
-    for s in servers:
-        s.stop()
+    received = await signals()
+    log.info("stopping (%s)", signal.Signals(received[0]).name)
+    drain = opts.drain_period if received[0] == signal.SIGTERM else 0.0
+    await lifecycle.shut_down(ctx.lifecycle, servers, ctx.terminals, drain,
+                              opts.grace_period, received[1])
     if ctx.sidecar is not None:
         ctx.sidecar.stop()
     if ctx.cache is not None:
         ctx.cache.stop()
     cluster.shutdown()
     return 0
+
+
+async def signals():
+    """Waits for SIGTERM or SIGINT; returns (the first signal, an event set by any later one)."""
+    first = asyncio.get_running_loop().create_future()
+    again = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def received(sig):
+        if first.done():
+            log.info("second signal: stopping at once")
+            again.set()
+        else:
+            first.set_result(sig)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, received, sig)
+    return await first, again
 
 
 def main(argv=None):

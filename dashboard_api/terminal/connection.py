@@ -12,7 +12,7 @@ import resource
 import tornado.websocket
 
 from dashboard_api.terminal import protocol
-from dashboard_api.terminal.sessions import BIND_DEADLINE, SESSIONS
+from dashboard_api.terminal.sessions import BIND_DEADLINE, BindRefused
 from dashboard_api.terminal.transport import SockJSConnection
 
 log = logging.getLogger("dashboard_api.terminal")
@@ -57,14 +57,17 @@ class Gate:
         self._full = False
 
 
-def connection_class(limit=None):
-    """The connection class of one SockJS endpoint, with a gate of its own."""
+def connection_class(sessions=None, limit=None):
+    """The connection class of one SockJS endpoint, with a gate of its own, binding the ids
+    of `sessions` (sessions.Sessions; None binds nothing)."""
     gate = Gate(default_limit() if limit is None else limit)
-    return type("TerminalConnection", (TerminalConnection,), {"gate": gate})
+    return type("TerminalConnection", (TerminalConnection,), {"gate": gate,
+                                                              "sessions": sessions})
 
 
 class TerminalConnection(SockJSConnection):
     gate = None  # set by connection_class()
+    sessions = None  # set by connection_class()
     terminal = None
     _entered = False
     _bind_timer = None
@@ -93,10 +96,14 @@ class TerminalConnection(SockJSConnection):
             self.terminal.stop()
 
     def _bind(self, frame):
-        if frame is not None and frame.op == protocol.BIND:
-            self.terminal = SESSIONS.bind(frame.session_id, self)
+        refusal = UNKNOWN_SESSION
+        if frame is not None and frame.op == protocol.BIND and self.sessions is not None:
+            try:
+                self.terminal = self.sessions.bind(frame.session_id, self)
+            except BindRefused as exc:
+                refusal = str(exc)
         if self.terminal is None:
-            self.end(2, UNKNOWN_SESSION)
+            self.end(2, refusal)
         else:
             self._bind_timer.cancel()
 

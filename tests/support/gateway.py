@@ -55,6 +55,8 @@ class Gateway:
         else:
             argv += ["--insecure-bind-address", "127.0.0.1", "--insecure-port", str(port)]
         argv += list(args)
+        if not any(str(a).startswith("--drain-period") for a in args):
+            argv += ["--drain-period", "0"]  # tests stop gateways often; drain tests say so
         log = tempfile.NamedTemporaryFile(prefix="gateway-", suffix=".log", delete=False)
         proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                 env=dict(os.environ, **(env or {})))
