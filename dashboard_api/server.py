@@ -84,7 +84,7 @@ def make_context(options, cluster, telemetry):
     return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
                    sidecar=sidecar, routes=served_routes(options.mode),
                    locales=locales.load(options.locale_config), source=source, cache=cache,
-                   terminals=terminal.sessions(cluster, key),
+                   terminals=terminal.make_sessions(cluster, key),
                    lifecycle=lifecycle.Lifecycle(cache))
 
 

@@ -15,7 +15,7 @@ def sockjs_urls(sessions=None, max_connections=None):
         connection.connection_class(sessions, max_connections)))
 
 
-def sessions(cluster, secret):
+def make_sessions(cluster, secret):
     """The terminal sessions of a gateway: ids sealed under a key derived from `secret` (the
     CSRF key every replica shares), terminals run with the token sealed in the id."""
     from dashboard_api.terminal.sealing import Sealer

@@ -12,7 +12,7 @@ import resource
 import tornado.websocket
 
 from dashboard_api.terminal import protocol
-from dashboard_api.terminal.sessions import BIND_DEADLINE, BindRefused
+from dashboard_api.terminal.sessions import BIND_DEADLINE, BindRefused, fingerprint
 from dashboard_api.terminal.transport import SockJSConnection
 
 log = logging.getLogger("dashboard_api.terminal")
@@ -102,9 +102,13 @@ class TerminalConnection(SockJSConnection):
                 self.terminal = self.sessions.bind(frame.session_id, self)
             except BindRefused as exc:
                 refusal = str(exc)
+        transport = getattr(self.session.handler, "name", "unknown")
+        shown = fingerprint(frame.session_id) if frame is not None else "-"
         if self.terminal is None:
+            log.info("terminal session %s refused over %s: %s", shown, transport, refusal)
             self.end(2, refusal)
         else:
+            log.info("terminal session %s bound over %s", shown, transport)
             self._bind_timer.cancel()
 
     def on_close(self):

@@ -16,13 +16,16 @@ headroom.
 """
 
 import asyncio
-import hashlib
 import collections
+import hashlib
 import heapq
+import logging
 import time
 
 from dashboard_api.errors import ApiError
 from dashboard_api.terminal.sealing import Ticket, nonce_of
+
+log = logging.getLogger("dashboard_api.terminal")
 
 BIND_DEADLINE = 10.0
 # How far in the future an issue time may be: the clocks of two replicas differ a little.
@@ -35,6 +38,12 @@ TOO_MANY_TERMINALS = "too many open terminals (at most %d); close one first"
 
 class BindRefused(Exception):
     """A well-formed, valid id that this replica will not bind now (the caller's limit)."""
+
+
+def fingerprint(session_id):
+    """What the log shows of an id: enough to follow one terminal from the replica that issued
+    it to the one that bound it, nothing that binds it."""
+    return hashlib.sha256(session_id.encode("utf-8", "replace")).hexdigest()[:12]
 
 
 def caller_key(token):
@@ -84,6 +93,8 @@ class Sessions:
         self.pending[nonce] = (caller, timer)
         self._pending_of[caller] += 1
         self._terminals_of[caller] += 1
+        log.info("terminal session %s issued for %s/%s/%s", fingerprint(session_id),
+                 namespace, pod, container)
         return session_id
 
     def bind(self, session_id, conn):

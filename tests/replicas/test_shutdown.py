@@ -1,0 +1,86 @@
+"""One replica's probes and its way of going away (addressed directly, as a kubelet does)."""
+
+import signal
+import time
+
+from dashboard_api.lifecycle import Lifecycle
+from tests.cluster import devcluster
+from tests.support.gateway import Gateway
+
+
+def wait_ready(gw, timeout=30):
+    deadline = time.monotonic() + timeout
+    while gw.get("/readyz").status != 200:
+        assert time.monotonic() < deadline, gw.log()
+        time.sleep(0.1)
+
+
+def test_sigterm_says_not_ready_at_once_drains_then_exits(cluster, admin_token):
+    gw = Gateway.start(cluster, "--drain-period", "2s", "--grace-period", "6s")
+    try:
+        wait_ready(gw)
+        health, ready = gw.get("/healthz"), gw.get("/readyz")  # no token
+        assert (health.status, health.data, ready.data) == (200, b"ok\n", b"ok\n")
+        assert health.headers["Content-Type"].startswith("text/plain")
+        signalled = time.monotonic()
+        gw.proc.send_signal(signal.SIGTERM)
+        deadline = signalled + 1
+        while gw.get("/readyz").status != 503:
+            assert time.monotonic() < deadline, "/readyz still 200 a second after SIGTERM"
+            time.sleep(0.02)
+        assert gw.get("/readyz").data == b"shutting down\n"
+        # Still serving while the endpoints update.
+        assert gw.get("/healthz").status == 200
+        assert gw.get("/api/v1/namespace", token=admin_token).status == 200
+        assert gw.proc.wait(10) == 0
+        took = time.monotonic() - signalled
+        assert 2 <= took < 6, took
+        log = gw.log(whole=True)
+        assert "stopping (SIGTERM)" in log
+        assert "/healthz" not in log and "/readyz" not in log  # probes: debug only
+    finally:
+        gw.stop()
+
+
+def test_sigint_skips_the_drain_period(cluster):
+    gw = Gateway.start(cluster, "--drain-period", "20s")
+    try:
+        wait_ready(gw)
+        signalled = time.monotonic()
+        gw.proc.send_signal(signal.SIGINT)
+        assert gw.proc.wait(10) == 0
+        assert time.monotonic() - signalled < 5
+        assert "Traceback" not in gw.log(whole=True)
+    finally:
+        gw.stop()
+
+
+class Cache:
+    def __init__(self):
+        self.done = False
+
+    def synced(self):
+        return self.done
+
+
+def test_ready_once_the_cache_synced_and_until_stopping():
+    cache = Cache()
+    lifecycle = Lifecycle(cache)
+    assert lifecycle.ready() == (False, "the watch cache is syncing")
+    cache.done = True
+    assert lifecycle.ready() == (True, "ok")
+    lifecycle.stopping = True
+    assert lifecycle.ready() == (False, "shutting down")
+    assert Lifecycle(None).ready() == (True, "ok")  # no cache: ready once serving
+
+
+def test_dev_cluster_raises_one_interrupt_only(monkeypatch):
+    """Ctrl-C on bin/dashboard: SIGINT, then the launcher's SIGTERM during the cluster's stop,
+    which must not cut the stop short with a KeyboardInterrupt traceback."""
+    monkeypatch.setattr(devcluster, "_interrupted", False)
+    try:
+        devcluster._interrupt(signal.SIGINT, None)
+        raise AssertionError("the first signal must interrupt")
+    except KeyboardInterrupt:
+        pass
+    assert devcluster._interrupt(signal.SIGTERM, None) is None
