@@ -99,6 +99,7 @@ async def serve(opts):
     if ctx.sidecar is not None:
         ctx.sidecar.stop()
     if ctx.cache is not None:
+        lifecycle.quiet_cancelled_fetches()
         ctx.cache.stop()
     cluster.shutdown()
     return 0

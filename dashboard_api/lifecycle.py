@@ -1,7 +1,7 @@
 """Whether this replica is ready, and how it goes away without dropping requests.
 
 A replica is ready once the API server has answered at start-up (it listens only after that)
-and, with the watch cache on, no cached kind is still syncing. On SIGTERM (a rolling update, a
+and, with the watch cache on, no cached kind is still syncing (the first time: see ready()). On SIGTERM (a rolling update, a
 node drain) it says so at once on ``/readyz`` (503) and goes on serving for the drain period, so
 that the endpoints controller and the load balancers stop sending it new requests; then it
 stops listening, closes its terminals with a toast (the browser may open a new one on another
@@ -26,14 +26,20 @@ class Lifecycle:
         self.cache = cache
         self.clock = clock
         self.stopping = False
+        self._synced = cache is None
         self.in_flight = 0  # requests whose response has not been finished
 
     def ready(self):
         """(ready, why not)."""
         if self.stopping:
             return False, "shutting down"
-        if self.cache is not None and not self.cache.synced():
-            return False, "the watch cache is syncing"
+        if not self._synced:
+            # Latched: a later re-list (a new custom kind, a watch that expired, an API server
+            # restart) is served by the pass-through path meanwhile, and every replica sees
+            # it at once; readiness must not take them all out together.
+            self._synced = self.cache.synced()
+            if not self._synced:
+                return False, "the watch cache is syncing"
         return True, "ok"
 
     # --- request accounting (server.Application) ------------------------------------------
@@ -73,6 +79,14 @@ async def shut_down(lifecycle, servers, terminals, drain, grace, hurry):
                                    max(0.1, deadline - lifecycle.clock()))
         except asyncio.TimeoutError:
             pass
+
+
+def quiet_cancelled_fetches():
+    """At exit the watch cache's streams are cancelled mid-body; Tornado's HTTP client then logs
+    "Exception after Future was cancelled" with a traceback when their connections close. That
+    is the expected end of a watch, not an error: drop those records from then on."""
+    logging.getLogger("tornado.application").addFilter(
+        lambda record: "after Future was cancelled" not in str(record.msg))
 
 
 async def _wait_for(event, seconds):

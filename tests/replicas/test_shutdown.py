@@ -69,6 +69,8 @@ def test_ready_once_the_cache_synced_and_until_stopping():
     assert lifecycle.ready() == (False, "the watch cache is syncing")
     cache.done = True
     assert lifecycle.ready() == (True, "ok")
+    cache.done = False  # a later re-list (a new custom kind): still ready
+    assert lifecycle.ready() == (True, "ok")
     lifecycle.stopping = True
     assert lifecycle.ready() == (False, "shutting down")
     assert Lifecycle(None).ready() == (True, "ok")  # no cache: ready once serving
