@@ -9,6 +9,7 @@ import urllib3
 CLIENTS = 16
 PAUSE = 0.05  # between two polls of one client
 MAX_POLLS = 4000  # per client: a bound, far above what the restarts take
+SERVED = "Incoming HTTP/1.1 GET /api/v1/"
 
 
 def poll(url, paths, token, stop, counts, failures, index):
@@ -47,8 +48,14 @@ def test_rolling_restart_under_load_fails_no_request(replicas, admin_token, web_
             # It went on serving after the signal, for the drain period.
             log = old.log(whole=True)
             after = log[log.index("stopping (SIGTERM)"):]
-            assert "Incoming HTTP/1.1 GET /api/v1/" in after
+            assert SERVED in after
             time.sleep(1)
+        # Under load until both restarted replicas serve again (nginx tries a replica it saw
+        # down again after a second).
+        deadline = time.monotonic() + 15
+        while not all(SERVED in gw.log(whole=True) for gw in replicas.gateways):
+            assert time.monotonic() < deadline, "a restarted replica serves nothing"
+            time.sleep(0.2)
     finally:
         stop.set()
         for t in threads:
@@ -59,6 +66,3 @@ def test_rolling_restart_under_load_fails_no_request(replicas, admin_token, web_
     assert failures == [], failures[:5]
     assert total > 300 and all(counts)
     assert all(1.0 <= e < 10 for e in exits)  # the drain period (1 s), well within the grace
-    # Both restarted replicas serve again.
-    for gw in replicas.gateways:
-        assert "Incoming HTTP/1.1 GET /api/v1/" in gw.log(whole=True)
