@@ -1,12 +1,12 @@
 """Whether this replica is ready, and how it goes away without dropping requests.
 
 A replica is ready once the API server has answered at start-up (it listens only after that)
-and, with the watch cache on, no cached kind is still syncing (the first time: see ready()). On SIGTERM (a rolling update, a
-node drain) it says so at once on ``/readyz`` (503) and goes on serving for the drain period, so
-that the endpoints controller and the load balancers stop sending it new requests; then it
-stops listening, closes its terminals with a toast (the browser may open a new one on another
-replica), waits for the requests in flight and exits, all within the grace period (under
-Kubernetes' default 30 s before SIGKILL).
+and, with the watch cache on, no cached kind is still syncing (the first time: see ready()).
+On SIGTERM (a rolling update, a node drain) it says so at once on ``/readyz`` (503) and goes on
+serving for the drain period, so that the endpoints controller and the load balancers stop
+sending it new requests; then it stops listening, closes its terminals with a toast (the
+browser may open a new one on another replica), waits for the requests in flight and exits, all
+within the grace period (under Kubernetes' default 30 s before SIGKILL).
 
 SIGINT (Ctrl-C at a terminal) skips the drain period; a second signal stops at once.
 """

@@ -27,9 +27,11 @@ _markers = itertools.count(1)
 class Replicas:
     """The gateways (by index), their common flags, and nginx in front of them."""
 
-    def __init__(self, cluster, key_file):
+    def __init__(self, cluster, key_file, namespace):
         self.cluster = cluster
-        self.args = ("--csrf-key-file", key_file, "--drain-period", DRAIN)
+        self.namespace = namespace  # of their settings ConfigMap
+        self.args = ("--csrf-key-file", key_file, "--drain-period", DRAIN,
+                     "--namespace", namespace)
         self.gateways = [Gateway.start(cluster, *self.args) for _ in range(2)]
         self.nginx = Nginx.start(["127.0.0.1:%d" % gw.port for gw in self.gateways])
         # The client's view: every request goes through nginx.
@@ -100,9 +102,11 @@ def replicas(cluster, tmp_path_factory):
     key_file = str(tmp_path_factory.mktemp("csrf") / "key")
     with open(key_file, "w") as f:
         f.write(base64.b64encode(os.urandom(64)).decode())
-    pair = Replicas(cluster, key_file)
+    namespace = cluster.new_namespace("replica-settings")
+    pair = Replicas(cluster, key_file, namespace)
     yield pair
     pair.stop()
+    cluster.request("DELETE", f"/api/v1/namespaces/{namespace}")
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """Terminals and CSRF tokens across two replicas behind nginx: the shell call lands on one
 replica, the SockJS transport on the other, and the terminal works (no sticky sessions)."""
 
+import json
 import time
 import uuid
 
@@ -67,6 +68,40 @@ def test_a_csrf_token_of_one_replica_is_spent_on_the_other(cluster, replicas, ad
         if spender != issuer:
             return
     raise AssertionError("the token was never spent on the other replica")
+
+
+def test_settings_saved_on_one_replica_then_on_the_other(cluster, replicas, admin_token):
+    path = "/api/v1/namespaces/%s/configmaps/kubernetes-dashboard-settings" % replicas.namespace
+
+    def stored():
+        status, body = cluster.request("GET", path)
+        assert status == 200, body
+        return json.loads(body["data"]["settings"])["clusterName"]
+
+    for _ in range(2):  # both replicas read them, as the web UI does when it starts
+        assert replicas.front.get("/settings").status == 200
+    first, saver = replicas.marked("PUT", "/settings", token=admin_token,
+                                   body={"clusterName": "first"})
+    assert first.status == 204, first
+    for attempt in range(4):
+        name = "second-%d" % attempt
+        second, other = replicas.marked("PUT", "/settings", token=admin_token,
+                                        body={"clusterName": name})
+        assert second.status == 204, second  # its own earlier save is no conflict
+        assert stored() == name
+        if other != saver:
+            break
+    else:
+        raise AssertionError("the second save never reached the other replica")
+    # A change made around the gateways is still refused until it is read.
+    edit = {"data": {"settings": '{"clusterName": "kubectl"}'}}
+    status, _ = cluster.request("PATCH", path, edit)
+    assert status == 200
+    refused, _ = replicas.marked("PUT", "/settings", token=admin_token,
+                                 body={"clusterName": "third"})
+    assert refused.status == 409, refused
+    assert refused.json()["message"] == "settings changed since last reload"
+    assert stored() == "kubectl"
 
 
 def test_replayed_expired_and_altered_ids_start_nothing(js, replicas, admin_token, web_pod):
