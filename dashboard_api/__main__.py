@@ -77,6 +77,9 @@ async def serve(opts):
                      "--kubeconfig or the in-cluster configuration.", config.host, exc.message)
         return 1
     log.info("%s %s: API server %s answers, version %s", PRODUCT, VERSION, config.host, version)
+    # Before the first request can be served: a SIGTERM right after /readyz said 200 (the cache
+    # may sync before its start() returns) must drain, not kill the process.
+    first_signal, later_signal = catch_signals()
     try:
         ctx = server.make_context(opts, cluster, Telemetry(runtime=True))
         servers = listen(server.make_app(ctx), opts)
@@ -91,11 +94,12 @@ async def serve(opts):
         ctx.sidecar.start()
     if ctx.cache is not None:
         await ctx.cache.start()
-    received = await signals()
-    log.info("stopping (%s)", signal.Signals(received[0]).name)
-    drain = opts.drain_period if received[0] == signal.SIGTERM else 0.0
+        ctx.lifecycle.cache_started = True
+    received = await first_signal
+    log.info("stopping (%s)", signal.Signals(received).name)
+    drain = opts.drain_period if received == signal.SIGTERM else 0.0
     await lifecycle.shut_down(ctx.lifecycle, servers, ctx.terminals, drain,
-                              opts.grace_period, received[1])
+                              opts.grace_period, later_signal)
     if ctx.sidecar is not None:
         ctx.sidecar.stop()
     if ctx.cache is not None:
@@ -105,11 +109,12 @@ async def serve(opts):
     return 0
 
 
-async def signals():
-    """Waits for SIGTERM or SIGINT; returns (the first signal, an event set by any later one)."""
-    first = asyncio.get_running_loop().create_future()
-    again = asyncio.Event()
+def catch_signals():
+    """From now on SIGTERM and SIGINT only start the shutdown. Returns (a future of the first
+    signal, an event set by any later one)."""
     loop = asyncio.get_running_loop()
+    first = loop.create_future()
+    again = asyncio.Event()
 
     def received(sig):
         if first.done():
@@ -120,7 +125,7 @@ async def signals():
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, received, sig)
-    return await first, again
+    return first, again
 
 
 def main(argv=None):

@@ -26,6 +26,7 @@ class Lifecycle:
         self.cache = cache
         self.clock = clock
         self.stopping = False
+        self.cache_started = False  # set once the cache has registered every kind
         self._synced = cache is None
         self.in_flight = 0  # requests whose response has not been finished
 
@@ -34,6 +35,8 @@ class Lifecycle:
         if self.stopping:
             return False, "shutting down"
         if not self._synced:
+            if not self.cache_started:  # kinds not registered yet would not count as syncing
+                return False, "the watch cache is starting"
             # Latched: a later re-list (a new custom kind, a watch that expired, an API server
             # restart) is served by the pass-through path meanwhile, and every replica sees
             # it at once; readiness must not take them all out together.

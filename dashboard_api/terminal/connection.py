@@ -96,14 +96,14 @@ class TerminalConnection(SockJSConnection):
             self.terminal.stop()
 
     def _bind(self, frame):
-        refusal = UNKNOWN_SESSION
+        refusal, shown = UNKNOWN_SESSION, "-"
         if frame is not None and frame.op == protocol.BIND and self.sessions is not None:
+            shown = fingerprint(frame.session_id)
             try:
                 self.terminal = self.sessions.bind(frame.session_id, self)
             except BindRefused as exc:
                 refusal = str(exc)
         transport = getattr(self.session.handler, "name", "unknown")
-        shown = fingerprint(frame.session_id) if frame is not None else "-"
         if self.terminal is None:
             log.info("terminal session %s refused over %s: %s", shown, transport, refusal)
             self.end(2, refusal)

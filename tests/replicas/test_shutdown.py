@@ -66,6 +66,10 @@ class Cache:
 def test_ready_once_the_cache_synced_and_until_stopping():
     cache = Cache()
     lifecycle = Lifecycle(cache)
+    cache.done = True  # the kinds registered so far have synced, but start() goes on
+    assert lifecycle.ready() == (False, "the watch cache is starting")
+    lifecycle.cache_started = True
+    cache.done = False
     assert lifecycle.ready() == (False, "the watch cache is syncing")
     cache.done = True
     assert lifecycle.ready() == (True, "ok")
