@@ -1,6 +1,7 @@
 """One replica's probes and its way of going away (addressed directly, as a kubelet does)."""
 
 import signal
+import socket
 import time
 
 from dashboard_api.lifecycle import Lifecycle
@@ -52,6 +53,43 @@ def test_sigint_skips_the_drain_period(cluster):
         assert time.monotonic() - signalled < 5
         assert "Traceback" not in gw.log(whole=True)
     finally:
+        gw.stop()
+
+
+def test_a_request_in_flight_is_finished_after_the_signal(cluster):
+    gw = Gateway.start(cluster, "--grace-period", "8s")
+    sock = None
+    try:
+        wait_ready(gw)
+        body = b'{"reference": "nginx:1.19"}'
+        sock = socket.create_connection(("127.0.0.1", gw.port), timeout=10)
+        # Headers and half the body: the request is in flight, waiting for the rest.
+        sock.sendall(b"POST /api/v1/appdeployment/validate/imagereference HTTP/1.1\r\n"
+                     b"Host: gateway\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n" % len(body) + body[:10])
+        time.sleep(0.5)
+        gw.proc.send_signal(signal.SIGINT)  # no drain period: it stops listening at once
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", gw.port), timeout=1).close()
+            except ConnectionRefusedError:
+                break
+            assert time.monotonic() < deadline, "still listening after SIGINT"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert gw.proc.poll() is None  # waiting for the request in flight
+        sock.sendall(body[10:])
+        reply = b""
+        while b'"valid"' not in reply:
+            chunk = sock.recv(65536)
+            assert chunk, reply
+            reply += chunk
+        assert reply.startswith(b"HTTP/1.1 200 "), reply
+        assert gw.proc.wait(10) == 0
+    finally:
+        if sock is not None:
+            sock.close()
         gw.stop()
 
 
