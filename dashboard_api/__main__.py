@@ -8,7 +8,7 @@ import sys
 import tornado.httpserver
 
 from dashboard_api import options as options_mod
-from dashboard_api import requestlog, server, tls
+from dashboard_api import lifecycle, requestlog, server, tls
 from dashboard_api.auth.csrf import CsrfKeyError
 from dashboard_api.cluster import Cluster, Handle
 from dashboard_api.cluster import config as cluster_config
@@ -77,6 +77,9 @@ async def serve(opts):
                      "--kubeconfig or the in-cluster configuration.", config.host, exc.message)
         return 1
     log.info("%s %s: API server %s answers, version %s", PRODUCT, VERSION, config.host, version)
+    # Before the first request can be served: a SIGTERM right after /readyz said 200 (the cache
+    # may sync before its start() returns) must drain, not kill the process.
+    first_signal, later_signal = catch_signals()
     try:
         ctx = server.make_context(opts, cluster, Telemetry(runtime=True))
         servers = listen(server.make_app(ctx), opts)
@@ -91,20 +94,38 @@ async def serve(opts):
         ctx.sidecar.start()
     if ctx.cache is not None:
         await ctx.cache.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    log.info("stopping")
-    for s in servers:
-        s.stop()
+        ctx.lifecycle.cache_started = True
+    received = await first_signal
+    log.info("stopping (%s)", signal.Signals(received).name)
+    drain = opts.drain_period if received == signal.SIGTERM else 0.0
+    await lifecycle.shut_down(ctx.lifecycle, servers, ctx.terminals, drain,
+                              opts.grace_period, later_signal)
     if ctx.sidecar is not None:
         ctx.sidecar.stop()
     if ctx.cache is not None:
+        lifecycle.quiet_cancelled_fetches()
         ctx.cache.stop()
     cluster.shutdown()
     return 0
+
+
+def catch_signals():
+    """From now on SIGTERM and SIGINT only start the shutdown. Returns (a future of the first
+    signal, an event set by any later one)."""
+    loop = asyncio.get_running_loop()
+    first = loop.create_future()
+    again = asyncio.Event()
+
+    def received(sig):
+        if first.done():
+            log.info("second signal: stopping at once")
+            again.set()
+        else:
+            first.set_result(sig)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, received, sig)
+    return first, again
 
 
 def main(argv=None):

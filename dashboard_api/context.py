@@ -6,10 +6,13 @@ class Context:
     ``sidecar`` the metrics sidecar client (None when metrics are disabled); ``locales`` the
     web UI's [(id, name)]; ``source`` where list requests read objects (None: plain LIST
     calls, listing.ChunkedList; cache.source.CacheSource with the watch cache); ``cache`` the
-    watch cache (None when it is off)."""
+    watch cache (None when it is off); ``terminals`` the terminal sessions
+    (terminal.sessions.Sessions); ``lifecycle`` says whether the process is ready or going away
+    (lifecycle.Lifecycle)."""
 
     def __init__(self, options, cluster, telemetry, csrf=None, settings=None, sidecar=None,
-                 routes=(), locales=(), source=None, cache=None):
+                 routes=(), locales=(), source=None, cache=None, terminals=None,
+                 lifecycle=None):
         self.options = options
         self.cluster = cluster
         self.telemetry = telemetry
@@ -20,3 +23,5 @@ class Context:
         self.locales = list(locales)
         self.source = source
         self.cache = cache
+        self.terminals = terminals
+        self.lifecycle = lifecycle

@@ -74,6 +74,12 @@ def parser():
                      help="directory of web UI files served at / (single-page-app fallback)")
     _flag(net, "--enable-openapi", "--openapi-enabled",
           help="serve the OpenAPI description at /apidocs.json")
+    net.add_argument("--drain-period", type=duration, default=duration("5s"),
+                     help="after SIGTERM, how long /readyz says 503 while requests are still "
+                          "served, so that endpoints and load balancers update")
+    net.add_argument("--grace-period", type=duration, default=duration("25s"),
+                     help="after SIGTERM, the longest until the process exits (keep it under "
+                          "the pod's terminationGracePeriodSeconds)")
 
     kube = p.add_argument_group("cluster")
     kube.add_argument("--apiserver-host", default=None,

@@ -107,9 +107,15 @@ def _client(request):
     return client_address(request.headers, request.remote_ip)
 
 
+# Probes come every few seconds from every kubelet and load balancer: debug, not info.
+PROBE_PATHS = frozenset(("/healthz", "/readyz"))
+
+
 def _level(request):
     # XHR terminal transports make a request per keystroke batch: debug, not info.
-    return logging.DEBUG if request.path.startswith(TERMINAL_PREFIX) else logging.INFO
+    if request.path.startswith(TERMINAL_PREFIX) or request.path in PROBE_PATHS:
+        return logging.DEBUG
+    return logging.INFO
 
 
 def incoming(request):

@@ -149,6 +149,7 @@ ROUTE_MODULES = (
     "dashboard_api.handlers.signin",
     "dashboard_api.handlers.settings",
     "dashboard_api.handlers.system",
+    "dashboard_api.handlers.health",
     "dashboard_api.handlers.integrations",
     "dashboard_api.handlers.resources",
     "dashboard_api.handlers.customresources",

@@ -9,7 +9,7 @@ import logging
 
 import tornado.web
 
-from dashboard_api import listing, locales, requestlog, routes, terminal
+from dashboard_api import lifecycle, listing, locales, requestlog, routes, terminal
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache import WatchCache
 from dashboard_api.cache.access import Access
@@ -35,12 +35,18 @@ class Application(tornado.web.Application):
     def find_handler(self, request, **kwargs):
         # Called once per request as soon as its headers are in: the "Incoming" log line.
         requestlog.incoming(request)
+        self.ctx.lifecycle.request_started()
         return super().find_handler(request, **kwargs)
+
+    def log_request(self, handler):
+        # Called once per finished response (for a websocket: its upgrade).
+        self.ctx.lifecycle.request_finished()
+        super().log_request(handler)
 
 
 def make_app(ctx):
     specs = routes.url_specs(ctx.routes or served_routes(ctx.options.mode))
-    specs[:0] = terminal.sockjs_urls()  # /api/sockjs, ahead of any catch-all route
+    specs[:0] = terminal.sockjs_urls(ctx.terminals)  # /api/sockjs, ahead of any catch-all
     if ctx.options.web_root and "web" in COMPONENTS[ctx.options.mode]:
         specs.append(static.url_spec(ctx.options.web_root))
     app = Application(specs, default_handler_class=NotFoundHandler, compress_response=True,
@@ -66,7 +72,8 @@ def make_context(options, cluster, telemetry):
                     "can read it (ps, /proc): prefer --csrf-key-file or $CSRF_KEY")
     if source == "random" and not options.disable_csrf:
         log.warning("no CSRF key given (--csrf-key, --csrf-key-file or $CSRF_KEY): using a "
-                    "random one, so other replicas will refuse this one's CSRF tokens")
+                    "random one, so other replicas will refuse this one's CSRF tokens and "
+                    "terminal session ids")
     csrf = CsrfGuard(CsrfTokens(key, options.csrf_token_ttl), enabled=not options.disable_csrf)
     settings = SettingsStore(cluster, options.namespace, options.settings_config_map_name)
     cache, source = make_source(options, cluster, settings)
@@ -76,7 +83,9 @@ def make_context(options, cluster, telemetry):
     metric_lists.install(sidecar)  # metrics in lists and details (the list pipeline's seam)
     return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
                    sidecar=sidecar, routes=served_routes(options.mode),
-                   locales=locales.load(options.locale_config), source=source, cache=cache)
+                   locales=locales.load(options.locale_config), source=source, cache=cache,
+                   terminals=terminal.make_sessions(cluster, key),
+                   lifecycle=lifecycle.Lifecycle(cache))
 
 
 def make_source(options, cluster, settings):

@@ -5,8 +5,16 @@ in --proxy mode, where there is none, they use the caller's token when one is gi
 to the defaults otherwise. Writes always use the caller's token, so RBAC decides who may change
 settings. Writes are made with the ConfigMap's resourceVersion as a precondition; a settings PUT
 is also refused when the stored settings changed since this process last read them (the UI knows
-the message and offers a reload).
+the message and offers a reload), unless the change came through a gateway.
+
+Replicas: every write also records a digest of what it wrote in an annotation of the ConfigMap
+(``WRITTEN``), so that a change made through any replica counts as seen by all of them. Without
+it, a user saving twice, once on each replica, would be told the second time that the settings
+changed, by their own first save. Edits made around the gateways (kubectl) are still refused
+until read.
 """
+
+import hashlib
 
 import logging
 
@@ -20,6 +28,18 @@ log = logging.getLogger("dashboard_api.settings")
 
 CHANGED = "settings changed since last reload"
 MERGE_PATCH = "application/merge-patch+json"
+# Annotation of the ConfigMap: the SHA-256 of the text a gateway last wrote under a key.
+WRITTEN = "dashboard-api/written-%s-sha256"
+
+
+def digest(text):
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def written_by_a_gateway(configmap, key, stored):
+    """Whether `stored` (the text under `key`) is what a gateway, any replica, last wrote."""
+    annotations = ((configmap or {}).get("metadata") or {}).get("annotations") or {}
+    return stored is not None and annotations.get(WRITTEN % key) == digest(stored)
 
 
 class SettingsStore:
@@ -71,16 +91,22 @@ class SettingsStore:
         """
         configmap = await self._fetch(reader)
         data = (configmap or {}).get("data") or {}
-        text = change(data.get(key))
+        stored = data.get(key)
+        if written_by_a_gateway(configmap, key, stored):
+            self._seen[key] = stored  # written through another replica: seen by all of them
+        text = change(stored)
         if text is None:
             return
+        annotations = {WRITTEN % key: digest(text)}
         if configmap is None:
             body = {"apiVersion": "v1", "kind": "ConfigMap",
-                    "metadata": {"name": self.name, "namespace": self.namespace},
+                    "metadata": {"name": self.name, "namespace": self.namespace,
+                                 "annotations": annotations},
                     "data": {key: text}}
             await self._send(writer, "POST", self.path.rsplit("/", 1)[0], body, "application/json")
         else:
-            patch = {"metadata": {"resourceVersion": configmap["metadata"]["resourceVersion"]},
+            patch = {"metadata": {"resourceVersion": configmap["metadata"]["resourceVersion"],
+                                  "annotations": annotations},
                      "data": {key: text}}
             await self._send(writer, "PATCH", self.path, patch, MERGE_PATCH)
         self._seen[key] = text

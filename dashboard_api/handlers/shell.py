@@ -1,8 +1,9 @@
 """GET /api/v1/pod/{namespace}/{pod}/shell/{container} (and /api/v1/exec/...): a terminal session.
 
 The caller must be allowed to create ``pods/exec``, checked with their own token before any
-session exists; the pod and the container must exist. The answer is ``{id}``, to be bound over
-SockJS within 10 seconds. A caller at their session limit gets 429 (terminal/sessions.py).
+session exists; the pod and the container must exist. The answer is ``{id}``, sealed (any
+replica sharing the secret binds it), to be bound over SockJS within 10 seconds. A caller at
+their session limit gets 429 (terminal/sessions.py).
 """
 
 import re
@@ -11,8 +12,7 @@ from dashboard_api.errors import ApiError, bad_request, from_apiserver, not_foun
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.routes import Route
 from dashboard_api.terminal.execstream import pod_path
-from dashboard_api.terminal.sessions import SESSIONS, caller_key
-from dashboard_api.terminal.terminal import Terminal
+from dashboard_api.terminal.sessions import caller_key
 
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -50,16 +50,17 @@ def container_names(pod):
 class ShellHandler(BaseHandler):
     async def get(self, namespace, pod, container):
         handle = self.caller()
-        caller = caller_key(self.token())
+        sessions = self.ctx.terminals
         check_names(namespace, pod, container)
-        SESSIONS.check(caller)  # early, to spare the API server; add() checks again
+        sessions.check(caller_key(self.token()))  # early, to spare the API server
         # An absent or unknown shell is not an error: then every shell is tried in turn.
         shell = self.get_query_argument("shell", None)
         await require_exec(handle, namespace, pod)
         obj = await handle.get(pod_path(namespace, pod))
         if container not in container_names(obj):
             raise not_found('container "%s" not found in pod "%s"' % (container, pod))
-        session_id = SESSIONS.add(Terminal(handle, namespace, pod, container, shell), caller)
+        session_id = sessions.issue(namespace, pod, container, shell, self.token(),
+                                    handle.impersonation)
         self.write_json({"id": session_id})
 
 

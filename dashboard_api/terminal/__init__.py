@@ -1,13 +1,29 @@
 """Container shells in the browser: shell sessions, the SockJS endpoint, the exec stream.
 
-The shell handler (handlers/shell.py) checks the caller's right and issues a session id;
-the browser opens SockJS at /api/sockjs and binds the id; the terminal then runs a shell
-through the API server's exec WebSocket.
+The shell handler (handlers/shell.py) checks the caller's right and issues a sealed session id;
+the browser opens SockJS at /api/sockjs on any replica and binds the id; the terminal then runs
+a shell through the API server's exec WebSocket with the caller's token sealed in the id.
 """
 
 
-def sockjs_urls(max_connections=None):
-    """The URL specs of /api/sockjs for the Tornado application (call it on the event loop);
-    at most `max_connections` SockJS connections open at once (default: see connection.py)."""
+def sockjs_urls(sessions=None, max_connections=None):
+    """The URL specs of /api/sockjs for the Tornado application (call it on the event loop),
+    binding the ids of `sessions`; at most `max_connections` SockJS connections open at once
+    (default: see connection.py)."""
     from dashboard_api.terminal import connection, transport
-    return transport.url_specs(transport.router(connection.connection_class(max_connections)))
+    return transport.url_specs(transport.router(
+        connection.connection_class(sessions, max_connections)))
+
+
+def make_sessions(cluster, secret):
+    """The terminal sessions of a gateway: ids sealed under a key derived from `secret` (the
+    CSRF key every replica shares), terminals run with the token sealed in the id."""
+    from dashboard_api.terminal.sealing import Sealer
+    from dashboard_api.terminal.sessions import Sessions
+    from dashboard_api.terminal.terminal import Terminal
+
+    def make_terminal(ticket):
+        handle = cluster.handle(ticket.token, ticket.impersonation)
+        return Terminal(handle, ticket.namespace, ticket.pod, ticket.container, ticket.shell)
+
+    return Sessions(Sealer(secret), make_terminal)

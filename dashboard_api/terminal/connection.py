@@ -12,7 +12,7 @@ import resource
 import tornado.websocket
 
 from dashboard_api.terminal import protocol
-from dashboard_api.terminal.sessions import BIND_DEADLINE, SESSIONS
+from dashboard_api.terminal.sessions import BIND_DEADLINE, BindRefused, fingerprint
 from dashboard_api.terminal.transport import SockJSConnection
 
 log = logging.getLogger("dashboard_api.terminal")
@@ -57,14 +57,17 @@ class Gate:
         self._full = False
 
 
-def connection_class(limit=None):
-    """The connection class of one SockJS endpoint, with a gate of its own."""
+def connection_class(sessions=None, limit=None):
+    """The connection class of one SockJS endpoint, with a gate of its own, binding the ids
+    of `sessions` (sessions.Sessions; None binds nothing)."""
     gate = Gate(default_limit() if limit is None else limit)
-    return type("TerminalConnection", (TerminalConnection,), {"gate": gate})
+    return type("TerminalConnection", (TerminalConnection,), {"gate": gate,
+                                                              "sessions": sessions})
 
 
 class TerminalConnection(SockJSConnection):
     gate = None  # set by connection_class()
+    sessions = None  # set by connection_class()
     terminal = None
     _entered = False
     _bind_timer = None
@@ -93,11 +96,19 @@ class TerminalConnection(SockJSConnection):
             self.terminal.stop()
 
     def _bind(self, frame):
-        if frame is not None and frame.op == protocol.BIND:
-            self.terminal = SESSIONS.bind(frame.session_id, self)
+        refusal, shown = UNKNOWN_SESSION, "-"
+        if frame is not None and frame.op == protocol.BIND and self.sessions is not None:
+            shown = fingerprint(frame.session_id)
+            try:
+                self.terminal = self.sessions.bind(frame.session_id, self)
+            except BindRefused as exc:
+                refusal = str(exc)
+        transport = getattr(self.session.handler, "name", "unknown")
         if self.terminal is None:
-            self.end(2, UNKNOWN_SESSION)
+            log.info("terminal session %s refused over %s: %s", shown, transport, refusal)
+            self.end(2, refusal)
         else:
+            log.info("terminal session %s bound over %s", shown, transport)
             self._bind_timer.cancel()
 
     def on_close(self):

@@ -2,15 +2,15 @@
 
 Pure functions: no I/O, no Tornado. Client frames are JSON objects whose keys are matched
 case-insensitively (``Op``, ``Data``, ``SessionID``, ``Rows``, ``Cols``); server frames always
-carry all five keys, as the upstream web UI expects. (The protocol also defines a server
-``toast`` frame, which upstream never sends; neither do we.)
+carry all five keys, as the upstream web UI expects. The server ``toast`` frame (which upstream
+defines but never sends) tells the browser that the gateway is going away.
 """
 
 import ujson
 
 SHELLS = ("bash", "sh", "powershell", "cmd")
 
-BIND, STDIN, RESIZE, STDOUT = "bind", "stdin", "resize", "stdout"
+BIND, STDIN, RESIZE, STDOUT, TOAST = "bind", "stdin", "resize", "stdout", "toast"
 
 _UINT16 = 0xFFFF
 

@@ -16,6 +16,8 @@ from dashboard_api.terminal.execstream import ExecFailed, open_stream
 log = logging.getLogger("dashboard_api.terminal")
 
 EXITED = (1, "Process exited")
+# The close code of a terminal ended by the gateway itself (as when no shell starts).
+CLOSED_BY_SERVER = 2
 # Keystrokes typed before a shell shows that it runs are kept up to this size.
 INPUT_LIMIT = 64 * 1024
 
@@ -34,6 +36,7 @@ class Terminal:
         self._input = []
         self._input_size = 0
         self._ending = False
+        self._closing = None  # (code, reason) when the gateway ends the terminal itself
 
     def start(self, conn, on_end):
         self._conn = conn
@@ -50,6 +53,15 @@ class Terminal:
         """The browser went away or broke the protocol: end the process."""
         if self._task is not None and not self._ending:
             self._task.cancel()
+
+    def close_with_toast(self, message):
+        """Shows `message` in the browser (a toast frame), then ends the process and closes
+        the connection with code 2 and the same message."""
+        if self._task is None or self._ending or self._task.done():
+            return
+        self._conn.write(protocol.encode(protocol.TOAST, message))
+        self._closing = (CLOSED_BY_SERVER, message)
+        self._task.cancel()
 
     def stdin(self, text):
         data = text.encode("utf-8")
@@ -75,6 +87,8 @@ class Terminal:
             code, reason = await self._shells()
         finally:
             self._ending = True
+            if self._closing is not None:
+                code, reason = self._closing
             log.info("terminal in %s/%s/%s ended: %d %s", self.namespace, self.pod,
                      self.container, code, reason)
             self._conn.end(code, reason)

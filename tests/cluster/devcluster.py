@@ -9,7 +9,17 @@ from tests.cluster.controlplane import ClusterStartError, LocalCluster
 from tests.cluster.workloads import seed
 
 
+_interrupted = False
+
+
 def _interrupt(signum, frame):
+    # Once: Ctrl-C reaches us and bin/dashboard's trap sends SIGTERM a moment later; raised
+    # again in the middle of cluster.stop(), it would cut the stop short with a traceback.
+    # The stop is bounded (every wait in it has a timeout), so later signals are not needed.
+    global _interrupted
+    if _interrupted:
+        return
+    _interrupted = True
     raise KeyboardInterrupt
 
 

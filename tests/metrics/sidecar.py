@@ -16,7 +16,7 @@ from tests.cluster.procs import free_ports
 from tests.resources.kube import create
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CONF = os.path.join(ROOT, "conf", "metrics-sidecar.yaml")
+CONF = os.path.join(ROOT, "conf", "kubernetes", "metrics-sidecar.yaml")
 
 
 class Sidecar:
@@ -83,8 +83,8 @@ class Sidecar:
 
 
 def sidecar_identity(cluster, namespace, name="metrics-sidecar"):
-    """A service account bound to conf/metrics-sidecar.yaml's ClusterRole (the least rights the
-    manifests give the sidecar); returns its token."""
+    """A service account bound to conf/kubernetes/metrics-sidecar.yaml's ClusterRole (the
+    least rights the manifests give the sidecar); returns its token."""
     with open(CONF) as f:
         docs = [d for d in yaml.safe_load_all(f) if d]
     role = next(d for d in docs if d["kind"] == "ClusterRole")

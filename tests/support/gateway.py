@@ -43,9 +43,12 @@ class Gateway:
             retries=False, timeout=urllib3.Timeout(connect=5, read=60))
 
     @classmethod
-    def start(cls, cluster, *args, https=False, kubeconfig=True, timeout=30, env=None):
-        """Starts the gateway on a free 127.0.0.1 port with `args` added to the defaults."""
-        [port] = free_ports(1)
+    def start(cls, cluster, *args, https=False, kubeconfig=True, timeout=30, env=None,
+              port=None):
+        """Starts the gateway on `port` (default: a free one) of 127.0.0.1 with `args` added
+        to the defaults."""
+        if port is None:
+            [port] = free_ports(1)
         argv = [sys.executable, "-m", "dashboard_api", "--apiserver-host", cluster.url,
                 "--apiserver-ca-bundle", cluster.ca_file]
         if kubeconfig:
@@ -55,11 +58,14 @@ class Gateway:
         else:
             argv += ["--insecure-bind-address", "127.0.0.1", "--insecure-port", str(port)]
         argv += list(args)
+        if not any(str(a).startswith("--drain-period") for a in args):
+            argv += ["--drain-period", "0"]  # tests stop gateways often; drain tests say so
         log = tempfile.NamedTemporaryFile(prefix="gateway-", suffix=".log", delete=False)
         proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                 env=dict(os.environ, **(env or {})))
         scheme = "https" if https else "http"
         gw = cls(proc, "%s://127.0.0.1:%d" % (scheme, port), log.name)
+        gw.port = port
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if proc.poll() is not None:
@@ -72,9 +78,10 @@ class Gateway:
         gw.stop()
         raise RuntimeError("gateway did not listen within %ss:\n%s" % (timeout, gw.log()))
 
-    def log(self):
+    def log(self, whole=False):
         with open(self.log_path, errors="replace") as f:
-            return f.read()[-4000:]
+            text = f.read()
+        return text if whole else text[-4000:]
 
     def request(self, method, path, token=None, body=None, headers=None, params=None,
                 raw_body=None, csrf=None):

@@ -3,7 +3,9 @@ exec stream's channel decoding, and the shell fallback with stand-in streams (th
 tests in test_terminal.py drive the real ones)."""
 
 import asyncio
+import base64
 import json
+import re
 import resource
 
 import pytest
@@ -11,7 +13,8 @@ import pytest
 from dashboard_api.errors import ApiError
 from dashboard_api.terminal import connection, execstream, protocol, terminal
 from dashboard_api.terminal.execstream import ExecFailed, ExecStream
-from dashboard_api.terminal.sessions import Sessions, caller_key
+from dashboard_api.terminal.sealing import Sealer, Ticket
+from dashboard_api.terminal.sessions import BindRefused, Sessions, caller_key
 
 # --- frames --------------------------------------------------------------------------------
 
@@ -45,13 +48,14 @@ def test_shell_candidates():
     assert protocol.candidates("sh") == ("sh",)
 
 
-# --- session ids and the bind deadline ----------------------------------------------------
+# --- sealed session ids, the bind deadline and the limits -----------------------------------
 
 
 class Recorder:
-    """Stands for a Terminal in the registry tests."""
+    """Stands for a Terminal in the registry tests; `ticket` is what the id carried."""
 
-    def __init__(self):
+    def __init__(self, ticket):
+        self.ticket = ticket
         self.started_on = None
 
     def start(self, conn, on_end):
@@ -59,62 +63,137 @@ class Recorder:
         self.on_end = on_end
 
 
+class Clock:
+    def __init__(self):
+        self.now = 1_700_000_000.0
+
+    def __call__(self):
+        return self.now
+
+
+SECRET = b"s" * 32
+
+
+def registry(clock=None, secret=SECRET, **limits):
+    return Sessions(Sealer(secret), Recorder, clock=clock or Clock(), **limits)
+
+
+def issue(sessions, token="me", shell=None):
+    return sessions.issue("ns", "pod", "main", shell, token, {"Impersonate-User": "u"})
+
+
 @pytest.mark.gen_test(timeout=5)
-async def test_ids_bind_once_and_expire():
-    sessions = Sessions(deadline=0.2)
-    first, second = Recorder(), Recorder()
-    a, b = sessions.add(first, "me"), sessions.add(second, "me")
-    assert len(a) == 32 and int(a, 16) >= 0 and a != b
-    assert sessions.bind(a, "conn") is first and first.started_on == "conn"
-    assert sessions.bind(a, "again") is None
-    assert sessions.running == {first: "me"}
+async def test_an_id_carries_what_the_bind_needs_sealed():
+    sessions = registry()
+    session_id = sessions.issue("ns", "web", "main", "sh", "the-token", {"Impersonate-User": "x"})
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", session_id) and len(session_id) < 200
+    assert b"the-token" not in base64.urlsafe_b64decode(session_id + "==")
+    other = registry()  # another replica with the same secret
+    terminal = other.bind(session_id, "conn")
+    ticket = terminal.ticket
+    assert (ticket.namespace, ticket.pod, ticket.container, ticket.shell, ticket.token,
+            ticket.impersonation) == ("ns", "web", "main", "sh", "the-token",
+                                      {"Impersonate-User": "x"})
+    assert terminal.started_on == "conn"
+    assert registry(secret=b"t" * 32).bind(issue(sessions), "conn") is None  # another secret
+
+
+def test_sealing_refuses_every_altered_byte_and_foreign_text():
+    sealer = Sealer(SECRET)
+    session_id = sealer.seal(Ticket("ns", "p", "c", None, "tok", {}, 1.0))
+    assert sealer.open(session_id)[1].token == "tok"
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    for i, char in enumerate(session_id):
+        changed = alphabet[(alphabet.index(char) + 1) % 64]
+        assert sealer.open(session_id[:i] + changed + session_id[i + 1:]) is None, i
+    for text in ("", "x", session_id[:-1], session_id + "A", session_id + "=", "!" + session_id,
+                 "0" * 32, "A" * 20000, session_id[:5] + "+" + session_id[6:],
+                 session_id[:5] + "=" + session_id[5:]):
+        assert sealer.open(text) is None
+
+
+@pytest.mark.gen_test(timeout=5)
+async def test_ids_bind_once_per_replica_within_the_deadline_from_issue():
+    clock = Clock()
+    issuing, other = registry(clock, deadline=10), registry(clock, deadline=10)
+    a, b, c = issue(issuing), issue(issuing), issue(issuing)
+    assert len({a, b, c}) == 3
+    first = issuing.bind(a, "conn")
+    assert first.started_on == "conn" and issuing.bind(a, "again") is None
+    assert issuing.running == {first: caller_key("me")}
     first.on_end(first)
-    assert sessions.running == {}
-    await asyncio.sleep(0.3)
-    assert sessions.pending == {}
-    assert sessions.bind(b, "late") is None and second.started_on is None
+    assert issuing.running == {}
+    clock.now += 9.9
+    assert other.bind(b, "conn") is not None  # the deadline counts from the issue time
+    assert other.bind(b, "again") is None
+    clock.now += 0.2
+    assert other.bind(c, "late") is None and issuing.bind(c, "late") is None
+    assert not other._bound  # ids past their deadline are forgotten (they are refused anyway)
 
 
-def too_many(sessions, caller):
+@pytest.mark.gen_test(timeout=5)
+async def test_an_issue_time_far_in_the_future_is_refused():
+    clock = Clock()
+    future = registry(Clock())
+    future.clock.now += 60
+    session_id = issue(future)
+    assert registry(clock).bind(session_id, "conn") is None
+
+
+def too_many(sessions, caller="me"):
     with pytest.raises(ApiError) as refused:
-        sessions.add(Recorder(), caller)
+        issue(sessions, caller)
     assert (refused.value.code, refused.value.reason) == (429, "TooManyRequests")
     return refused.value.message
 
 
 @pytest.mark.gen_test(timeout=5)
 async def test_waiting_ids_are_limited_per_caller_and_freed_by_bind_and_expiry():
-    sessions = Sessions(deadline=0.2, pending_limit=2, terminal_limit=10)
-    ids = [sessions.add(Recorder(), "me") for _ in range(2)]
-    assert "waiting" in too_many(sessions, "me")
+    sessions = Sessions(Sealer(SECRET), Recorder, deadline=0.2, pending_limit=2,
+                        terminal_limit=10)
+    ids = [issue(sessions) for _ in range(2)]
+    assert "waiting" in too_many(sessions)
     assert len(sessions.pending) == 2  # the refused one left nothing behind
-    other = sessions.add(Recorder(), "you")  # another caller is not affected
+    other = issue(sessions, "you")  # another caller is not affected
     assert sessions.bind(ids[0], "conn") is not None
-    sessions.add(Recorder(), "me")  # a bind frees a waiting place
-    too_many(sessions, "me")
+    issue(sessions)  # a bind frees a waiting place
+    too_many(sessions)
     await asyncio.sleep(0.3)
-    sessions.add(Recorder(), "me")  # so does the deadline
+    issue(sessions)  # so does the deadline
     assert sessions.bind(other, "conn") is None
 
 
 @pytest.mark.gen_test(timeout=5)
 async def test_terminals_are_limited_per_caller_waiting_or_running():
-    sessions = Sessions(deadline=0.2, pending_limit=5, terminal_limit=3)
-    started = [sessions.add(Recorder(), "me") for _ in range(2)]
+    sessions = Sessions(Sealer(SECRET), Recorder, deadline=0.2, pending_limit=5,
+                        terminal_limit=3)
+    started = [issue(sessions) for _ in range(2)]
     running = [sessions.bind(session_id, "conn") for session_id in started]
-    sessions.add(Recorder(), "me")
-    assert "open terminals" in too_many(sessions, "me")
-    sessions.add(Recorder(), "you")
+    issue(sessions)
+    assert "open terminals" in too_many(sessions)
+    issue(sessions, "you")
     running[0].on_end(running[0])  # a terminal that ends frees its place
-    sessions.add(Recorder(), "me")
-    too_many(sessions, "me")
+    issue(sessions)
+    too_many(sessions)
     running[1].on_end(running[1])
     await asyncio.sleep(0.3)
     # All released, and nothing kept for callers who hold nothing.
     assert not sessions._pending_of and not sessions._terminals_of
     for _ in range(3):
-        sessions.add(Recorder(), "me")
-    too_many(sessions, "me")
+        issue(sessions)
+    too_many(sessions)
+
+
+@pytest.mark.gen_test(timeout=5)
+async def test_ids_from_another_replica_count_against_the_binding_replicas_limit():
+    issuing = registry()
+    binding = registry(terminal_limit=2)
+    ids = [issue(issuing) for _ in range(3)]
+    assert binding.bind(ids[0], "c") is not None and binding.bind(ids[1], "c") is not None
+    with pytest.raises(BindRefused) as refused:
+        binding.bind(ids[2], "c")
+    assert "open terminals" in str(refused.value)
+    assert issue(binding, "you")  # others are not affected
 
 
 def test_caller_key_is_a_digest_not_the_token():
@@ -143,7 +222,7 @@ def test_default_connection_limit_leaves_descriptors_to_the_rest(monkeypatch, so
     monkeypatch.setattr(resource, "getrlimit", lambda which: (soft, resource.RLIM_INFINITY))
     assert connection.default_limit() == expected
     assert connection.connection_class().gate.limit == expected
-    assert connection.connection_class(7).gate.limit == 7
+    assert connection.connection_class(limit=7).gate.limit == 7
 
 
 # --- the exec stream's channels -------------------------------------------------------------
