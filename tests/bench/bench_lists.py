@@ -345,7 +345,7 @@ class PeakRss:
 
     def __init__(self, pid):
         self.pid = pid
-        self.peak = 0
+        self.peak = self.last = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -354,7 +354,8 @@ class PeakRss:
             with open("/proc/%d/status" % self.pid) as f:
                 for line in f:
                     if line.startswith("VmRSS:"):
-                        self.peak = max(self.peak, int(line.split()[1]) * 1024)
+                        self.last = int(line.split()[1]) * 1024
+                        self.peak = max(self.peak, self.last)
         except OSError:
             pass
 
@@ -393,7 +394,7 @@ class Profiler:
         if self.path:
             spy = os.path.join(os.path.dirname(sys.executable), "py-spy")
             self.proc = subprocess.Popen(
-                [spy, "record", "-p", str(self.pid), "-o", self.path, "-f", "raw", "-r", "50",
+                [spy, "record", "-p", str(self.pid), "-o", self.path, "-f", "raw", "-r", "100",
                  "-d", "600", "--nonblocking"], stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL)
             time.sleep(0.5)
@@ -417,24 +418,41 @@ def get_page(http, url, path, token, params):
 
 
 def sequential(gw, case, token, count, budget):
+    """One client: p50 of the right pages; every other answer is counted in ``outcomes``."""
     http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(connect=5, read=120))
-    samples, deadline = [], time.monotonic() + budget
+    samples, outcomes, deadline = [], {}, time.monotonic() + budget
     for n in range(count):
         if n >= 3 and time.monotonic() > deadline:
             break
         seconds, resp = get_page(http, gw.url, case["path"], token, case["params"])
-        assert resp.status == 200, (case["name"], resp.status, resp.data[:300])
-        case["check"](ujson.loads(resp.data))
-        samples.append(seconds)
-    return {"p50_ms": round(statistics.median(samples) * 1000, 2), "n": len(samples)}
+        outcome = _outcome(case, resp)
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        if outcome == "ok":
+            samples.append(seconds)
+        else:
+            log("  %s: %s after %.1f s: %s" % (case["name"], outcome, seconds, resp.data[:200]))
+    return {"p50_ms": round(statistics.median(samples) * 1000, 2) if samples else None,
+            "n": n + 1, "outcomes": outcomes}
 
 
-def parallel(gw, case, tokens, per_client, budget):
+def _outcome(case, resp):
+    if resp.status == 200:
+        try:
+            case["check"](ujson.loads(resp.data))
+        except AssertionError:
+            return "wrong page"
+        return "ok"
+    if resp.status == 503 and resp.headers.get("Retry-After"):
+        return "503 retry-after"
+    return "status %d" % resp.status
+
+
+def parallel(gw, case, tokens, per_client, budget, clients=CLIENTS):
     """16 clients, each with its own pool and token (tokens[i % len]); each stops after
     ``per_client`` requests or when ``budget`` seconds have passed since the start."""
-    results = [[] for _ in range(CLIENTS)]
+    results = [[] for _ in range(clients)]
     deadline = time.monotonic() + budget
-    barrier = threading.Barrier(CLIENTS)
+    barrier = threading.Barrier(clients)
 
     def client(k):
         http = urllib3.PoolManager(retries=False, maxsize=1,
@@ -449,20 +467,10 @@ def parallel(gw, case, tokens, per_client, budget):
             except urllib3.exceptions.HTTPError as exc:
                 results[k].append((None, "error: %s" % type(exc).__name__, None))
                 continue
-            outcome = "ok"
-            if resp.status == 200:
-                try:
-                    case["check"](ujson.loads(resp.data))
-                except AssertionError:
-                    outcome = "wrong page"
-            elif resp.status == 503 and resp.headers.get("Retry-After"):
-                outcome = "503 retry-after"
-            else:
-                outcome = "status %d" % resp.status
-            results[k].append((seconds, outcome, resp.status))
+            results[k].append((seconds, _outcome(case, resp), resp.status))
 
     t0 = time.perf_counter()
-    threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(CLIENTS)]
+    threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
@@ -579,36 +587,95 @@ def user_tokens(cluster, api, count):
     return [cluster.service_account_token(NS, "viewer-%02d" % k) for k in range(count)]
 
 
-def measure_gateway(gw, mode, page_cases, token, users, args, n, profile_dir):
-    """Every case sequentially then with 16 clients; 16 users on the slowest pod case."""
+class Churn:
+    """Writes events about the pods at ``rate`` a second while in use (as a busy cluster does:
+    events are the kind that changes most, and the pod list reads them), at most 2,000."""
+
+    def __init__(self, api, state, rate=5):
+        self.api, self.state, self.rate = api, state, rate
+        self.written = 0
+        self._stop = threading.Event()
+        self._thread = None
+
+    def _run(self):
+        while self.written < 2000 and not self._stop.wait(1.0 / self.rate):
+            e = self.state["events"]
+            self.state["events"] += 1
+            i = (e * 10) % self.state["pods"]
+            body = event(e, self.state["pod_uid"][i])
+            body["involvedObject"]["name"] = pod_name(i)
+            self.api.must("POST", ns_path("events"), body)
+            self.written += 1
+
+    def __enter__(self):
+        self.written = 0
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(30)
+
+
+def measure_gateway(gw, mode, page_cases, token, users, churn, n, profile_dir):
+    """Every case sequentially then with 16 clients; the name page with events being written;
+    16 users on the creation-time page."""
     out = {}
     seq_budget = 20 if mode == "cache" else 60
     conc_budget = 30 if mode == "cache" else 90
-    per_client = 40 if mode == "cache" else max(2, min(10, 40000 // n))
+    # Pass-through pages of 50,000 pods take tens of seconds each: one per client there.
+    per_client = 40 if mode == "cache" else max(1 if n > 20000 else 2, min(10, 40000 // n))
     for case in page_cases:
         name = case["name"]
         seq = sequential(gw, case, token, 30 if mode == "cache" else 10, seq_budget)
         with PeakRss(gw.proc.pid) as rss, Profiler(
                 profile_dir, gw.proc.pid, "%s-%d-%s" % (mode, n, name.replace(" ", "-"))):
             conc = parallel(gw, case, [token], per_client, conc_budget)
-        out[name] = {"seq": seq, "conc": conc, "peak_rss_mb": round(rss.peak / 2**20, 1)}
-        log("  %-5s %-22s seq p50 %8.1f ms | 16 clients p50 %s p95 %s ms, %s req/s, %s | "
-            "peak RSS %.0f MB" % (mode, name, seq["p50_ms"], conc["p50_ms"], conc["p95_ms"],
-                                  conc["rps"], conc["outcomes"], rss.peak / 2**20))
+        out[name] = {"seq": seq, "conc": conc, "peak_rss_mb": round(rss.peak / 2**20, 1),
+                     "rss_after_mb": round(rss.last / 2**20, 1)}
+        log("  %-5s %-22s seq p50 %s ms %s | 16 clients p50 %s p95 %s ms, %s req/s, %s | "
+            "peak RSS %.0f MB" % (mode, name, seq["p50_ms"], seq["outcomes"], conc["p50_ms"],
+                                  conc["p95_ms"], conc["rps"], conc["outcomes"],
+                                  rss.peak / 2**20))
+    if churn is not None:
+        case = page_cases[1]
+        with PeakRss(gw.proc.pid) as rss, Profiler(
+                profile_dir, gw.proc.pid, "%s-%d-churn" % (mode, n)), churn:
+            conc = parallel(gw, case, [token], per_client, conc_budget)
+        out["%s, events +%d/s" % (case["name"], churn.rate)] = {
+            "conc": conc, "peak_rss_mb": round(rss.peak / 2**20, 1),
+            "rss_after_mb": round(rss.last / 2**20, 1), "events_written": churn.written}
+        log("  %-5s %-22s + %d events/s: 16 clients p50 %s p95 %s ms, %s req/s, %s" % (
+            mode, case["name"], churn.rate, conc["p50_ms"], conc["p95_ms"], conc["rps"],
+            conc["outcomes"]))
     if users:
         case = page_cases[0]
+        # As many users as list slots (--max-large-lists, 2): each should be served at once.
+        two = [parallel(gw, case, users[:2], 1, conc_budget, clients=2) for _ in range(3)]
+        conc = {"p50_ms": max((t["p50_ms"] or 0) for t in two) or None, "p95_ms": None,
+                "rps": None, "requests": sum(t["requests"] for t in two),
+                "outcomes": {}, "wall_s": max(t["wall_s"] for t in two)}
+        for t in two:
+            for outcome, count in t["outcomes"].items():
+                conc["outcomes"][outcome] = conc["outcomes"].get(outcome, 0) + count
+        out["2 users x3: " + case["name"]] = {"conc": conc, "peak_rss_mb": 0}
+        log("  %-5s 2 users at once, 3 times, %s: slowest p50 %s ms, %s" % (
+            mode, case["name"], conc["p50_ms"], conc["outcomes"]))
         with PeakRss(gw.proc.pid) as rss, Profiler(
                 profile_dir, gw.proc.pid, "%s-%d-users" % (mode, n)):
             conc = parallel(gw, case, users, per_client, conc_budget)
         out["16 users: " + case["name"]] = {"conc": conc,
-                                            "peak_rss_mb": round(rss.peak / 2**20, 1)}
+                                            "peak_rss_mb": round(rss.peak / 2**20, 1),
+                                            "rss_after_mb": round(rss.last / 2**20, 1)}
         log("  %-5s 16 users %-13s 16 clients p50 %s p95 %s ms, %s req/s, %s | peak RSS "
             "%.0f MB" % (mode, case["name"], conc["p50_ms"], conc["p95_ms"], conc["rps"],
                          conc["outcomes"], rss.peak / 2**20))
     return out
 
 
-def run_size(cluster, api, state, n, args):
+def run_size(cluster, api, state, n, args, save):
     result = {"pods": n}
     result["seeding"] = seed(cluster, api, state, n)
     time.sleep(2)
@@ -644,9 +711,11 @@ def run_size(cluster, api, state, n, args):
                 log("cache ready %.1f s after start, %.1f s after listening (%.1f LISTs), "
                     "peak RSS %.0f MB" % (ready, ready - listening, ready / list_p50,
                                           rss.peak / 2**20))
+            churn = Churn(api, state) if mode == "cache" else None
             result[mode] = measure_gateway(gw, mode, page_cases, token,
-                                           users, args, n, args.profile)
+                                           users, churn, n, args.profile)
             result[mode + "_vmhwm_mb"] = round(vm_hwm(gw.proc.pid) / 2**20, 1)
+            save(result)
         finally:
             gw.stop()
     return result
@@ -697,8 +766,13 @@ def table(result):
             lines.append("%-30s %-5s %10s %7s %10s %10s %7s %8s %8.0f  %s" % (
                 name, mode, seq["p50_ms"] if seq else "-", ratio(seq["p50_ms"]) if seq else "-",
                 conc["p50_ms"], conc["p95_ms"], ratio(conc["p50_ms"]), conc["rps"],
-                r["peak_rss_mb"], ",".join("%s:%d" % kv for kv in conc["outcomes"].items())))
+                r["peak_rss_mb"], ("seq %s " % _counts(seq["outcomes"]) if seq else "")
+                + "c16 " + _counts(conc["outcomes"])))
     return "\n".join(lines)
+
+
+def _counts(outcomes):
+    return ",".join("%s:%d" % kv for kv in outcomes.items())
 
 
 def add_ratios(result):
@@ -739,8 +813,16 @@ def main(argv=None):
     results, state = [], {}
     try:
         api = Api(cluster)
+        def save(partial=None):
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump({"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                               "note": "shared 2-core machine: figures are noisy",
+                               "results": results + ([partial] if partial else [])}, f,
+                              indent=1)
+
         for n in sizes:
-            result = run_size(cluster, api, state, n, args)
+            result = run_size(cluster, api, state, n, args, save)
             now, counts = fingerprint(api)
             result["objects_at_end"] = dict(counts, pods=len(now))
             # Pods neither deleted nor rewritten between seeding and the end of the measures.
@@ -754,11 +836,7 @@ def main(argv=None):
             add_ratios(result)
             results.append(result)
             print(table(result), flush=True)
-            if args.json:
-                with open(args.json, "w") as f:
-                    json.dump({"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                               "note": "shared 2-core machine: figures are noisy",
-                               "results": results}, f, indent=1)
+            save()
     finally:
         cluster.stop()
     return 0
