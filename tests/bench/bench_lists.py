@@ -3,6 +3,7 @@ lists, at 2,000 to 50,000 pods, against the API server's own LIST. Not part of t
 
     .venv/bin/python -m tests.bench.bench_lists --pods 2000 [--pods 20000 ...] [--json out.json]
         [--profile DIR]   # py-spy (pip install py-spy into .venv) records the gateway per phase
+    .venv/bin/python -m tests.bench.bench_lists --summarize DIR/*.txt   # what dominates each
 
 One local cluster serves every size: the objects are added up to each size in turn. Per size:
 
@@ -21,8 +22,11 @@ One local cluster serves every size: the objects are added up to each size in tu
   carry, 10 deployments by name. Each: sequential p50 and 16 concurrent clients (threads, one
   urllib3 pool each) p50/p95/requests per second, with the gateway's peak RSS (VmRSS sampled every
   50 ms). From --users-at pods on (default 20,000), also 16 different users (service accounts
-  bound to ``view``): errors, 503s with Retry-After, peak RSS. Every page is checked against the
-  objects listed from the API server.
+  bound to ``view``): errors, 503s with Retry-After, peak RSS; and 2 users at once (as many as
+  the default --max-large-lists), 3 times. With the cache, the name page is also measured while
+  events are written at 5 a second (any change of a kind the page reads invalidates its
+  selection). Every page is checked against the objects listed from the API server; answers that
+  are not the right page (503s included) are counted by outcome, never timed.
 - at the end, the objects are counted again: none may have been deleted or rewritten.
 
 Figures are noisy when the machine is shared: read them as orders of magnitude.
