@@ -152,13 +152,13 @@ class ChunkedList:
         """One chunked LIST. It may outlive the request that started it (others share it), so
         the slot it reads under is its own, never the request's."""
         items, params, release = [], {"limit": self.chunk}, None
+        slimmed = functools.partial(slim_all, resource.plural)  # in the decoding worker
         if labels:
             params["labelSelector"] = labels
         if fields:
             params["fieldSelector"] = fields
         try:
             for _ in range(MAX_CHUNKS):
-                slimmed = functools.partial(slim_all, resource.plural)
                 try:
                     page = await fetch.handle.get_page(path, params, slimmed)
                 except ApiError as exc:
@@ -168,7 +168,8 @@ class ChunkedList:
                     # as client-go's pager does.
                     params.pop("continue")
                     params.pop("limit")
-                    return (await fetch.handle.get_page(path, params, slimmed)).get("items")
+                    page = await fetch.handle.get_page(path, params, slimmed)
+                    return page.get("items") or []
                 items.extend(page.get("items") or ())
                 token = (page.get("metadata") or {}).get("continue")
                 if not token:

@@ -70,6 +70,10 @@ class Cached:
 
 
 class WatchCache:
+    """The process's stores, one per cached kind (``names``: kinds-table names, default all
+    but secrets), each filled by its own reflector; ``store_for`` says which one may answer a
+    resource now."""
+
     def __init__(self, cluster, names=None):
         self.cluster = cluster
         self.names = [k.name for k in kinds.TABLE if k.name not in NEVER_CACHED] \
