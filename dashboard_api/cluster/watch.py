@@ -13,7 +13,6 @@ LIST pages and on the event loop for single events).
 """
 
 import asyncio
-import functools
 import logging
 import ssl
 
@@ -97,23 +96,38 @@ class Reflector:
                 backoff = min(MAX_BACKOFF, backoff * 2)
 
     async def list(self):
-        """A full chunked LIST; returns its resourceVersion."""
+        """A full chunked LIST; returns its resourceVersion.
+
+        Pages are decoded in the executor, and turned into rows there while the next page is
+        fetched (at most two pages wait for it); the loop passes each page's objects on
+        without keeping them, so they are freed in the worker too."""
+        jobs = []
+        try:
+            return await self._pages(jobs)
+        finally:
+            for job in jobs:
+                if not job.done():
+                    job.cancel()
+
+    async def _pages(self, jobs):
         handle = self.cluster.service_handle()
         params = {"limit": LIST_CHUNK}
-        rows = []
         for _ in range(MAX_LIST_PAGES):
             try:
-                # Rows are made in the worker that decodes the page: the full objects never
-                # reach (nor are freed on) the event loop.
-                page = await handle.get_page(self.resource.path(), params,
-                                             functools.partial(_rows, self.to_row))
+                page = await handle.get(self.resource.path(), params)
             except ApiError as exc:
                 if exc.code == 410 and "continue" in params:
                     raise Gone()
                 raise
-            rows.extend(page.get("items") or ())
+            items = page.pop("items", None) or []
+            jobs.append(asyncio.ensure_future(
+                self.cluster.executor.run(_rows, self.to_row, items)))
+            del items
+            if len(jobs) > 2:
+                await asyncio.wait([jobs[-3]])
             meta = page.get("metadata") or {}
             if not meta.get("continue"):
+                rows = [row for job in jobs for row in await job]
                 self.consumer.replace(rows, meta.get("resourceVersion"))
                 return meta.get("resourceVersion")
             params["continue"] = meta["continue"]
