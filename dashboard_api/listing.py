@@ -415,11 +415,26 @@ def _items(kind, page, rel):
     return [row.item if row.item is not None else kind.summary(row.obj, rel) for row in page]
 
 
+_LISTS = {}   # identical list requests of one caller being answered -> future of the answer
+
+
 async def list_kind(fetch, kind, namespaces, query):
     """GET /api/v1/{kind}[/{namespaces}].
 
-    "All namespaces" for a caller who may not list the kind cluster-wide is the list over the
-    namespaces where they may (reads.usable namespaces), rather than a 403."""
+    Identical concurrent requests of one caller (a UI polling from several tabs) get one
+    answer, computed once: on the pass-through path that is one LIST and one summary of it,
+    however many ask. "All namespaces" for a caller who may not list the kind cluster-wide is
+    the list over the namespaces where they may, rather than a 403."""
+    key = (Access.identity(fetch.handle), kind.name, namespaces.names,
+           tuple(getattr(query, name) for name in type(query).__slots__))
+    flight = _LISTS.get(key)
+    if flight is None:
+        flight = _LISTS[key] = asyncio.ensure_future(_list_kind(fetch, kind, namespaces, query))
+        flight.add_done_callback(lambda _f: _LISTS.pop(key, None))
+    return await asyncio.shield(flight)
+
+
+async def _list_kind(fetch, kind, namespaces, query):
     if not kind.namespaced:
         namespaces = ALL
     try:

@@ -29,6 +29,9 @@ class CountingHandle:
         self.gets.append((path, dict(params or {})))
         return await self.handle.get_page(path, params, transform)
 
+    async def get(self, path, params=None):
+        return await self.handle.get(path, params)  # discovery
+
 
 class ExpiringHandle(CountingHandle):
     """The real handle, except that its first continue call answers 410 Gone, as the API server
@@ -206,3 +209,29 @@ async def test_a_request_that_ends_early_leaves_no_slot_taken(cluster, namespace
             later.close()
     finally:
         real.shutdown()
+
+
+@pytest.mark.gen_test(timeout=60)
+async def test_identical_list_requests_of_one_caller_get_one_answer(cluster, namespace,
+                                                                     admin_token):
+    pending_pods(cluster, namespace, 5)
+    real = real_cluster(cluster)
+    try:
+        counting = CountingHandle(real.handle(admin_token))
+        query = Query(sorts=[("name", True)], items_per_page=2)
+        fetches = [listing.Fetch(counting, real, ChunkedList(2)) for _ in range(4)]
+        answers = await asyncio.gather(*(
+            listing.list_kind(f, kinds.get("pod"), Namespaces.one(namespace), query)
+            for f in fetches))
+        other = await listing.list_kind(listing.Fetch(counting, real, ChunkedList(2)),
+                                        kinds.get("pod"), Namespaces.one(namespace),
+                                        Query(sorts=[("name", True)], items_per_page=3))
+        for f in fetches:
+            f.close()
+    finally:
+        real.shutdown()
+    assert all(a is answers[0] for a in answers)
+    assert [p["objectMeta"]["name"] for p in answers[0]["pods"]] == ["p0", "p1"]
+    assert len(other["pods"]) == 3  # another query is another answer
+    pod_lists = [p for p, _ in counting.gets if p.endswith("/pods")]
+    assert len(pod_lists) == 2 * 3  # one chunked LIST (3 pages) per distinct request
