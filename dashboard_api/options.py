@@ -38,6 +38,18 @@ def _positive_int(text):
     return value
 
 
+_SIZE = re.compile(r"^(\d+)(Ki|Mi|Gi)?$")
+_SIZE_UNIT = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, None: 1}
+
+
+def byte_size(text):
+    """Bytes from `4Mi`, `512Ki` or a bare number of bytes (at least 1)."""
+    m = _SIZE.match(str(text).strip())
+    if not m or int(m.group(1)) < 1:
+        raise argparse.ArgumentTypeError("invalid size %r (use e.g. 4Mi, 512Ki)" % text)
+    return int(m.group(1)) * _SIZE_UNIT[m.group(2)]
+
+
 def _flag(parser, *names, help):
     """A boolean flag usable as `--x`, `--x=true` or `--x=false`."""
     parser.add_argument(*names, nargs="?", const=True, default=False, type=_bool, help=help)
@@ -74,6 +86,9 @@ def parser():
                      help="directory of web UI files served at / (single-page-app fallback)")
     _flag(net, "--enable-openapi", "--openapi-enabled",
           help="serve the OpenAPI description at /apidocs.json")
+    net.add_argument("--max-body-size", type=byte_size, default=byte_size("4Mi"),
+                     help="largest request body on any route (4Mi: a deploy file of several "
+                          "objects); a larger one is a 413 before it is read")
 
     kube = p.add_argument_group("cluster")
     kube.add_argument("--apiserver-host", default=None,

@@ -9,7 +9,7 @@ import logging
 
 import tornado.web
 
-from dashboard_api import listing, locales, requestlog, routes, terminal
+from dashboard_api import bodylimit, listing, locales, requestlog, routes, terminal
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache import WatchCache
 from dashboard_api.cache.access import Access
@@ -24,6 +24,7 @@ from dashboard_api.metrics.sidecar import SidecarClient
 
 log = logging.getLogger("dashboard_api")
 
+DEFAULT_MAX_BODY = 4 << 20  # --max-body-size's default, for contexts built without flags
 COMPONENTS = {"dashboard": ("api", "auth", "web"), "api": ("api",)}
 
 
@@ -32,6 +33,12 @@ def served_routes(mode):
 
 
 class Application(tornado.web.Application):
+    def start_request(self, server_conn, request_conn):
+        # Every request passes the body size limit before the router sees its body.
+        return bodylimit.BodyLimit(super().start_request(server_conn, request_conn),
+                                   request_conn, getattr(self.ctx.options, "max_body_size",
+                                                               DEFAULT_MAX_BODY))
+
     def find_handler(self, request, **kwargs):
         # Called once per request as soon as its headers are in: the "Incoming" log line.
         requestlog.incoming(request)
