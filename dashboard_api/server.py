@@ -36,8 +36,7 @@ class Application(tornado.web.Application):
     def start_request(self, server_conn, request_conn):
         # Every request passes the body size limit before the router sees its body.
         return bodylimit.BodyLimit(super().start_request(server_conn, request_conn),
-                                   request_conn, getattr(self.ctx.options, "max_body_size",
-                                                               DEFAULT_MAX_BODY))
+                                   request_conn, max_body_size(self.ctx.options))
 
     def find_handler(self, request, **kwargs):
         # Called once per request as soon as its headers are in: the "Incoming" log line.
@@ -45,13 +44,19 @@ class Application(tornado.web.Application):
         return super().find_handler(request, **kwargs)
 
 
+def max_body_size(options):
+    return getattr(options, "max_body_size", DEFAULT_MAX_BODY)
+
+
 def make_app(ctx):
     specs = routes.url_specs(ctx.routes or served_routes(ctx.options.mode))
     specs[:0] = terminal.sockjs_urls()  # /api/sockjs, ahead of any catch-all route
     if ctx.options.web_root and "web" in COMPONENTS[ctx.options.mode]:
         specs.append(static.url_spec(ctx.options.web_root))
+    # The terminal's websocket frames are bounded like bodies (xhr_send is a body already).
     app = Application(specs, default_handler_class=NotFoundHandler, compress_response=True,
-                      log_function=requestlog.outgoing)
+                      log_function=requestlog.outgoing,
+                      websocket_max_message_size=max_body_size(ctx.options))
     app.ctx = ctx
     return app
 

@@ -131,3 +131,35 @@ def test_the_flag_takes_units():
     assert parse([]).max_body_size == 4 * 1024 * 1024
     with pytest.raises(SystemExit):
         parse(["--max-body-size", "0"])
+
+
+def test_the_terminal_send_paths_are_bounded(small_limit):
+    """SockJS input: xhr_send is a body like any other; a websocket frame over the limit ends
+    the connection (Tornado sends 1009, message too big, and aborts, so the client may see
+    the close without its code) instead of being buffered."""
+    import asyncio
+
+    import tornado.websocket
+
+    opened = small_limit.request("POST", "/api/sockjs/000/bounded/xhr")
+    assert opened.status == 200 and opened.data == b"o\n"
+    big = json.dumps(["x" * LIMIT]).encode()
+    assert_error(small_limit.request("POST", "/api/sockjs/000/bounded/xhr_send", raw_body=big,
+                                     headers={"Content-Type": "text/plain"}),
+                 413, "RequestEntityTooLarge")
+    small = small_limit.request("POST", "/api/sockjs/000/bounded/xhr_send",
+                                raw_body=b'["x"]', headers={"Content-Type": "text/plain"})
+    assert small.status == 204, small
+
+    async def websocket():
+        url = small_limit.url.replace("http", "ws") + "/api/sockjs/000/bounded2/websocket"
+        ws = await tornado.websocket.websocket_connect(url)
+        assert await ws.read_message() == "o"
+        ws.write_message(json.dumps(["x" * 10]))
+        ws.write_message(json.dumps(["x" * LIMIT]))
+        for _ in range(10):   # bounded: the close arrives after a few frames at most
+            if await asyncio.wait_for(ws.read_message(), 10) is None:
+                return "closed"
+        return "still open"
+
+    assert asyncio.run(websocket()) == "closed"
