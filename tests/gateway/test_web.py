@@ -100,7 +100,7 @@ def test_openapi_only_when_enabled(gateway, start_gateway):
     assert set(doc["paths"]) == {r.template for r in served}
     for route in routes.merged(served):  # every method of a path, whichever route serves it
         assert set(doc["paths"][route.template]) == set(route.methods()), route.template
-    assert doc["paths"]["/api/v1/can-i"]["post"]["security"] == [{"bearer": []}]
+    assert doc["paths"]["/api/v1/can-i"]["post"]["security"] == [{"bearer": [], "csrf": []}]
     api_doc = start_gateway("--enable-openapi", "--mode", "api").get("/apidocs.json").json()
     assert "/api/v1/login" not in api_doc["paths"] and "/config" not in api_doc["paths"]
 

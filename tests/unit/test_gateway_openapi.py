@@ -34,12 +34,16 @@ def test_security_csrf_and_bodies():
     ])
     thing = doc["paths"]["/api/v1/thing/{name}"]
     assert thing["get"]["security"] == [{"bearer": []}]
-    assert [p["name"] for p in thing["post"]["parameters"]] == ["name", "body", "X-CSRF-TOKEN"]
+    # POSTs need the CSRF header as a second credential (a security scheme, not a parameter).
+    assert thing["post"]["security"] == [{"bearer": [], "csrf": []}]
+    assert doc["securityDefinitions"]["csrf"]["name"] == "X-CSRF-TOKEN"
+    assert [p["name"] for p in thing["post"]["parameters"]] == ["name", "body"]
     assert [p["name"] for p in thing["put"]["parameters"]] == ["name", "body"]
+    assert thing["get"]["x-undescribed"] is True   # not in apimodels.OPERATIONS
     settings = doc["paths"]["/settings"]
     assert settings["get"]["security"] == [] and settings["put"]["security"] == [{"bearer": []}]
     validate = doc["paths"]["/api/v1/appdeployment/validate/name"]["post"]
-    assert "X-CSRF-TOKEN" not in [p["name"] for p in validate["parameters"]]
+    assert validate["security"] == [{"bearer": []}]
 
 
 def test_mode_api_leaves_out_auth_and_web_routes():
