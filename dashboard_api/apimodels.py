@@ -1,4 +1,4 @@
-"""The wire shapes of the gateway, as Swagger 2.0 schemas, for the OpenAPI document.
+"""The wire shapes of the gateway, as OpenAPI 3.0 schemas, for the OpenAPI document.
 
 openapi.py walks the route table; this module says what each route answers and takes:
 
@@ -16,7 +16,7 @@ from dashboard_api.metrics.names import AGGREGATIONS
 
 
 def ref(name):
-    return {"$ref": "#/definitions/" + name}
+    return {"$ref": "#/components/schemas/" + name}
 
 
 def obj(properties, required=(), description=None):
@@ -33,7 +33,9 @@ def array(items):
 
 
 def nullable(schema):
-    return dict(schema, **{"x-nullable": True})
+    if "$ref" in schema:   # OpenAPI 3.0 ignores the siblings of a $ref
+        return {"allOf": [schema], "nullable": True}
+    return dict(schema, nullable=True)
 
 
 STRING = {"type": "string"}
@@ -244,8 +246,9 @@ RECORDS = {
                    required=("locales",)),
     "CanIRequest": obj({"verb": {"type": "string", "minLength": 1},
                         "resource": {"type": "string", "minLength": 1},
-                        "namespace": STRING, "group": STRING, "subresource": STRING,
-                        "name": STRING}, required=("verb", "resource")),
+                        "namespace": nullable(STRING), "group": nullable(STRING),
+                        "subresource": nullable(STRING), "name": nullable(STRING)},
+                       required=("verb", "resource")),
     "CanIResponse": obj({"allowed": BOOLEAN}, required=("allowed",)),
     "CsrfToken": obj({"token": STRING}, required=("token",)),
     "LoginRequest": obj({"token": STRING, "kubeConfig": STRING}),
@@ -327,7 +330,9 @@ RECORDS = {
 # --- query parameters ------------------------------------------------------------------------
 
 def query(name, schema, description=None, required=False):
-    out = dict(schema, name=name, **{"in": "query", "required": required})
+    # An empty value (`page=`) counts as absent, as every parameter parser here reads it.
+    out = {"name": name, "in": "query", "required": required, "schema": schema,
+           "allowEmptyValue": True}
     if description:
         out["description"] = description
     return out
@@ -360,18 +365,17 @@ SCALE = [query("scaleBy", {"type": "integer", "minimum": 0}, "the desired replic
 
 class Op:
     """What one method of one route answers (``status``, ``schema`` or None for no body,
-    ``produces``) and takes (``body``, ``params``)."""
+    ``produces``: its media type) and takes (``body``, ``params``)."""
 
     def __init__(self, status=200, schema=None, body=None, params=(), produces=None):
         self.status = status
         self.schema = schema
         self.body = body
         self.params = list(params)
-        self.produces = produces
+        self.produces = produces or "application/json"
 
 
-TEXT = ["text/plain", "application/json"]   # errors still come as JSON
-METRICS_TEXT = ["text/plain", "application/json"]
+TEXT = "text/plain"   # the success answer's media type; errors still come as JSON
 
 OPERATIONS = {
     "can-i": {"post": Op(schema=ref("CanIResponse"), body=ref("CanIRequest"))},
@@ -393,7 +397,7 @@ OPERATIONS = {
     "api-systembanner": {"get": Op(schema=ref("SystemBanner"))},
     "locale": {"get": Op(schema=ref("Locales"))},
     "metrics": {"get": Op(schema={"type": "string", "description": "Prometheus text "
-                                  "exposition, version 0.0.4"}, produces=METRICS_TEXT)},
+                                  "exposition, version 0.0.4"}, produces=TEXT)},
     "apidocs": {"get": Op(schema={"type": "object", "description": "this document"})},
     "integration-health": {"get": Op(schema=ref("IntegrationHealth"))},
     "integration-state": {"get": Op(schema=ref("IntegrationState"))},

@@ -1,5 +1,5 @@
-"""The OpenAPI document is complete: it validates, every operation is described (responses with
-schemas, content types, security, query parameters), still from the route table."""
+"""The OpenAPI (3.0) document is complete: it validates, every operation is described (responses
+with schemas, content types, security, query parameters), still from the route table."""
 
 import jsonschema
 import pytest
@@ -41,20 +41,25 @@ def test_every_operation_is_described_with_its_success_schema(served):
         assert len(success) == 1, (method, path)
         code = success[0]
         if code == "204" or (method, path) in NO_BODY:
-            assert "schema" not in op["responses"][code], (method, path)
+            assert "content" not in op["responses"][code], (method, path)
         else:
-            assert "schema" in op["responses"][code], (method, path)
+            [(media, content)] = op["responses"][code]["content"].items()
+            assert content["schema"], (method, path)
         for error in ("400", "401", "403", "404", "405", "default"):
-            assert op["responses"][error]["schema"] == {"$ref": "#/definitions/Error"}
+            assert op["responses"][error]["content"] == {
+                "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
     assert count >= 160
 
 
 def test_content_types_and_security(served):
     paths = served[1]["paths"]
-    assert paths["/metrics"]["get"]["produces"][0] == "text/plain"
-    assert paths["/api/v1/log/file/{namespace}/{pod}/{container}"]["get"]["produces"][0] == \
-        "text/plain"
-    assert "produces" not in paths["/api/v1/pod"]["get"]   # the document's application/json
+
+    def media(path):
+        return list(paths[path]["get"]["responses"]["200"]["content"])
+
+    assert media("/metrics") == ["text/plain"]
+    assert media("/api/v1/log/file/{namespace}/{pod}/{container}") == ["text/plain"]
+    assert media("/api/v1/pod") == ["application/json"]
     assert paths["/api/v1/pod"]["get"]["security"] == [{"bearer": []}]
     assert paths["/config"]["get"]["security"] == []
     assert paths["/api/v1/namespace"]["post"]["security"] == [{"bearer": [], "csrf": []}]
@@ -62,12 +67,13 @@ def test_content_types_and_security(served):
 
 def test_query_parameters_have_types_and_limits(served):
     paths = served[1]["paths"]
-    params = {p["name"]: p for p in paths["/api/v1/pod/{namespace}"]["get"]["parameters"]}
-    assert params["itemsPerPage"]["type"] == "integer" and params["itemsPerPage"]["minimum"] == 0
+    params = {p["name"]: p["schema"]
+              for p in paths["/api/v1/pod/{namespace}"]["get"]["parameters"]}
+    assert params["itemsPerPage"] == {"type": "integer", "minimum": 0}
     assert params["page"]["type"] == "integer"
     assert {"filterBy", "sortBy", "metricNames", "aggregations"} <= set(params)
-    log = {p["name"]: p for p in paths["/api/v1/log/{namespace}/{pod}/{container}"]["get"][
-        "parameters"]}
+    log = {p["name"]: p["schema"] for p in paths["/api/v1/log/{namespace}/{pod}/{container}"][
+        "get"]["parameters"]}
     assert log["previous"]["type"] == "boolean" and log["tailLines"]["minimum"] == 0
     assert log["logFilePosition"]["enum"] == ["beginning", "end"]
     scale = {p["name"]: p for p in paths["/api/v1/scale/{kind}/{namespace}/{name}"]["put"][
@@ -76,13 +82,13 @@ def test_query_parameters_have_types_and_limits(served):
 
 
 def plain(schema):
-    """Swagger's `x-nullable` as JSON Schema (what schemathesis does too)."""
+    """OpenAPI 3.0's `nullable` as JSON Schema (what schemathesis does too)."""
     if isinstance(schema, list):
         return [plain(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: plain(v) for k, v in schema.items() if k != "x-nullable"}
-    if schema.get("x-nullable"):
+    out = {k: plain(v) for k, v in schema.items() if k != "nullable"}
+    if schema.get("nullable"):
         return {"anyOf": [out, {"type": "null"}]}
     return out
 
@@ -90,7 +96,8 @@ def plain(schema):
 def schema_of(doc, method, path):
     op = doc["paths"][path][method]
     code = [c for c in op["responses"] if c.startswith("2")][0]
-    return plain(dict(op["responses"][code]["schema"], definitions=doc["definitions"]))
+    schema = op["responses"][code]["content"]["application/json"]["schema"]
+    return plain(dict(schema, components={"schemas": doc["components"]["schemas"]}))
 
 
 def test_real_answers_match_their_schemas(served, admin_token, seeded_cluster):
@@ -115,5 +122,5 @@ def test_every_kind_has_a_list_and_item_definition():
     doc = openapi.document(served_routes("dashboard"))
     from dashboard_api import kinds
     for kind in kinds.TABLE:
-        assert "List." + kind.name in doc["definitions"]
-        assert "Item." + kind.name in doc["definitions"]
+        assert "List." + kind.name in doc["components"]["schemas"]
+        assert "Item." + kind.name in doc["components"]["schemas"]
