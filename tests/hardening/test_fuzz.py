@@ -26,7 +26,9 @@ CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conform
 SEED = int(os.environ.get("FUZZ_SEED", "20261123"))
 # Examples per operation in the fuzzing phase; the examples and coverage phases add their own
 # (the coverage phase alone sends several thousand requests). Measured: about 80 s on two
-# quiet cores; CI's budget for this test is three minutes.
+# quiet cores, 120 s on loaded ones; CI's budget for this test is three minutes. One worker:
+# schemathesis' threads trip a CPython 3.11 compiler race ("AST constructor recursion depth
+# mismatch") now and then, and two workers were no faster here.
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "6"))
 TIME_LIMIT = int(os.environ.get("FUZZ_TIME_LIMIT", "400"))
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -70,7 +72,7 @@ def test_the_fuzzer_finds_nothing(cluster, seeded_cluster, scratch, capsys):
                    PYTHONPATH=HERE, NO_COLOR="1")
         argv = [os.path.join(os.path.dirname(sys.executable), "schemathesis"), "run",
                 gw.url + "/apidocs.json", "--checks", ",".join(CHECKS),
-                "--seed", str(SEED), "--max-examples", str(MAX_EXAMPLES), "--workers", "2",
+                "--seed", str(SEED), "--max-examples", str(MAX_EXAMPLES), "--workers", "1",
                 "--phases", "examples,coverage,fuzzing", "--request-timeout", "30",
                 "--no-color"]
         started = time.monotonic()
