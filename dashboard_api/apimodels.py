@@ -230,7 +230,8 @@ SETTINGS = obj({
     "disableAccessDeniedNotifications": BOOLEAN, "hideAllNamespaces": BOOLEAN,
     "defaultNamespace": STRING, "namespaceFallbackList": STRINGS,
 })
-PINNED = obj({"kind": {"type": "string", "minLength": 1}, "name": {"type": "string", "minLength": 1},
+NAME = {"type": "string", "minLength": 1}
+PINNED = obj({"kind": NAME, "name": NAME,
               "displayName": STRING, "namespaced": BOOLEAN, "namespace": STRING},
              required=("kind", "name"))
 
@@ -241,8 +242,10 @@ RECORDS = {
     "GlobalSettings": SETTINGS,
     "PinnedResource": PINNED,
     "SystemBanner": obj({"message": STRING, "severity": {
-        "type": "string", "enum": ["INFO", "WARNING", "ERROR"]}}, required=("message", "severity")),
-    "Locales": obj({"locales": array(obj({"id": STRING, "name": STRING}, required=("id", "name")))},
+        "type": "string", "enum": ["INFO", "WARNING", "ERROR"]}},
+        required=("message", "severity")),
+    "Locales": obj({"locales": array(obj({"id": STRING, "name": STRING},
+                                         required=("id", "name")))},
                    required=("locales",)),
     "CanIRequest": obj({"verb": {"type": "string", "minLength": 1},
                         "resource": {"type": "string", "minLength": 1},

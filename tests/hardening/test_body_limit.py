@@ -57,7 +57,8 @@ def raw_exchange(url, head, body_chunks, read_timeout=10):
 
 def test_a_declared_oversized_body_is_413_on_every_kind_of_route(small_limit, admin_token):
     body = b"x" * (LIMIT + 1)
-    for method, path in [("POST", "/api/v1/appdeploymentfromfile"), ("PUT", "/api/v1/settings/global"),
+    for method, path in [("POST", "/api/v1/appdeploymentfromfile"),
+                         ("PUT", "/api/v1/settings/global"),
                          ("POST", "/api/v1/login"), ("GET", "/api/v1/pod"),
                          ("POST", "/no/such/path")]:
         reply = small_limit.request(method, path, token=admin_token, raw_body=body,
@@ -71,8 +72,9 @@ def test_a_body_at_the_limit_passes(small_limit, admin_token):
     # own merits, not for its size).
     text = json.dumps({"clusterName": "x" * (LIMIT - 20)})
     text += " " * (LIMIT - len(text))
-    reply = small_limit.request("POST", "/api/v1/appdeployment/validate/name", token=admin_token,
-                                raw_body=text.encode(), headers={"Content-Type": "application/json"})
+    reply = small_limit.request("POST", "/api/v1/appdeployment/validate/name",
+                                token=admin_token, raw_body=text.encode(),
+                                headers={"Content-Type": "application/json"})
     assert reply.status != 413, reply
 
 
