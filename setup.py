@@ -28,6 +28,10 @@ setup(
             "playwright>=1.40",
             # pytest-tornado imports pkg_resources, which setuptools 81 removed.
             "setuptools<81",
+            # Issue 15: the API fuzzer, the OpenAPI validator and the TLS profile scan.
+            "schemathesis>=4,<5",
+            "openapi-spec-validator>=0.7",
+            "sslyze>=6,<7",
         ],
     },
     entry_points={

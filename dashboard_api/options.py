@@ -38,6 +38,18 @@ def _positive_int(text):
     return value
 
 
+_SIZE = re.compile(r"^(\d+)(Ki|Mi|Gi)?$")
+_SIZE_UNIT = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, None: 1}
+
+
+def byte_size(text):
+    """Bytes from `4Mi`, `512Ki` or a bare number of bytes (at least 1)."""
+    m = _SIZE.match(str(text).strip())
+    if not m or int(m.group(1)) < 1:
+        raise argparse.ArgumentTypeError("invalid size %r (use e.g. 4Mi, 512Ki)" % text)
+    return int(m.group(1)) * _SIZE_UNIT[m.group(2)]
+
+
 def _flag(parser, *names, help):
     """A boolean flag usable as `--x`, `--x=true` or `--x=false`."""
     parser.add_argument(*names, nargs="?", const=True, default=False, type=_bool, help=help)
@@ -80,6 +92,9 @@ def parser():
     net.add_argument("--grace-period", type=duration, default=duration("25s"),
                      help="after SIGTERM, the longest until the process exits (keep it under "
                           "the pod's terminationGracePeriodSeconds)")
+    net.add_argument("--max-body-size", type=byte_size, default=byte_size("4Mi"),
+                     help="largest request body on any route (4Mi: a deploy file of several "
+                          "objects); a larger one is a 413 before it is read")
 
     kube = p.add_argument_group("cluster")
     kube.add_argument("--apiserver-host", default=None,

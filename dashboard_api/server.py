@@ -9,7 +9,7 @@ import logging
 
 import tornado.web
 
-from dashboard_api import lifecycle, listing, locales, requestlog, routes, terminal
+from dashboard_api import bodylimit, lifecycle, listing, locales, requestlog, routes, terminal
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache import WatchCache
 from dashboard_api.cache.access import Access
@@ -24,6 +24,7 @@ from dashboard_api.metrics.sidecar import SidecarClient
 
 log = logging.getLogger("dashboard_api")
 
+DEFAULT_MAX_BODY = 4 << 20  # --max-body-size's default, for contexts built without flags
 COMPONENTS = {"dashboard": ("api", "auth", "web"), "api": ("api",)}
 
 
@@ -32,6 +33,11 @@ def served_routes(mode):
 
 
 class Application(tornado.web.Application):
+    def start_request(self, server_conn, request_conn):
+        # Every request passes the body size limit before the router sees its body.
+        return bodylimit.BodyLimit(super().start_request(server_conn, request_conn),
+                                   request_conn, max_body_size(self.ctx.options))
+
     def find_handler(self, request, **kwargs):
         # Called once per request as soon as its headers are in: the "Incoming" log line.
         requestlog.incoming(request)
@@ -44,13 +50,19 @@ class Application(tornado.web.Application):
         super().log_request(handler)
 
 
+def max_body_size(options):
+    return getattr(options, "max_body_size", DEFAULT_MAX_BODY)
+
+
 def make_app(ctx):
     specs = routes.url_specs(ctx.routes or served_routes(ctx.options.mode))
     specs[:0] = terminal.sockjs_urls(ctx.terminals)  # /api/sockjs, ahead of any catch-all
     if ctx.options.web_root and "web" in COMPONENTS[ctx.options.mode]:
         specs.append(static.url_spec(ctx.options.web_root))
+    # The terminal's websocket frames are bounded like bodies (xhr_send is a body already).
     app = Application(specs, default_handler_class=NotFoundHandler, compress_response=True,
-                      log_function=requestlog.outgoing)
+                      log_function=requestlog.outgoing,
+                      websocket_max_message_size=max_body_size(ctx.options))
     app.ctx = ctx
     return app
 

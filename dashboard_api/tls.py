@@ -2,8 +2,14 @@
 
 Generated files are ``dashboard.crt`` and ``dashboard.key`` in --default-cert-dir (the names the
 upstream web module uses). They are reused while they parse, match each other and stay valid for
-at least another day; otherwise new ones replace them. Every server context refuses anything
-older than TLS 1.2.
+at least another day (and carry the key identifiers below); otherwise new ones replace them.
+
+Every server context follows Mozilla's "intermediate" profile (server side TLS 5.7): TLS 1.2
+with ECDHE and AEAD suites only, TLS 1.3, and the client's choice of suite. Its curves are
+X25519, P-256 and P-384; Python's ssl (to 3.14) sets only one curve (``set_ecdh_curve``) and
+has no call for OpenSSL's groups list, so the context offers P-256 alone, which the profile
+allows, unless ``SSLContext.set_groups`` exists (then all three). OpenSSL's own default
+offers X448 and P-521 too, which the profile rejects.
 """
 
 import datetime
@@ -26,6 +32,12 @@ CERT_NAME = "dashboard.crt"
 KEY_NAME = "dashboard.key"
 VALIDITY = datetime.timedelta(days=365)
 RENEW_BEFORE = datetime.timedelta(days=1)
+# Mozilla intermediate, TLS 1.2: ECDHE key exchange with AEAD ciphers only (no DHE, no CBC).
+TLS12_CIPHERS = ":".join((
+    "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+    "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+    "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305"))
+GROUPS = "X25519:P-256:P-384"
 
 
 class TlsError(Exception):
@@ -59,6 +71,7 @@ def generate(cert_path, key_path, bind_address=None, now=None):
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, PRODUCT),
                          x509.NameAttribute(NameOID.ORGANIZATION_NAME, PRODUCT)])
     san = [x509.DNSName(n) for n in names] + [x509.IPAddress(ipaddress.ip_address(i)) for i in ips]
+    ski = x509.SubjectKeyIdentifier.from_public_key(key.public_key())
     cert = (x509.CertificateBuilder()
             .subject_name(subject).issuer_name(subject)
             .public_key(key.public_key())
@@ -72,6 +85,11 @@ def generate(cert_path, key_path, bind_address=None, now=None):
                                          key_agreement=False, key_cert_sign=False, crl_sign=False,
                                          encipher_only=False, decipher_only=False), critical=True)
             .add_extension(x509.ExtendedKeyUsage([x509.ExtendedKeyUsageOID.SERVER_AUTH]),
+                           critical=False)
+            # Strict verifiers (Python 3.13's default context, VERIFY_X509_STRICT) refuse a
+            # certificate without them; self-signed, the authority is the subject's own key.
+            .add_extension(ski, critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(ski),
                            critical=False)
             .sign(key, hashes.SHA256()))
     os.makedirs(os.path.dirname(cert_path) or ".", exist_ok=True)
@@ -101,12 +119,29 @@ def reusable(cert_path, key_path, now=None):
         key.public_key().public_bytes(
             serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     return same and cert.not_valid_after_utc - now > RENEW_BEFORE \
-        and cert.not_valid_before_utc <= now
+        and cert.not_valid_before_utc <= now and _has_key_identifiers(cert)
+
+
+def _has_key_identifiers(cert):
+    """Certificates generated before the key identifiers were added are replaced."""
+    try:
+        cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier)
+        cert.extensions.get_extension_for_class(x509.AuthorityKeyIdentifier)
+    except x509.ExtensionNotFound:
+        return False
+    return True
 
 
 def server_context(cert_path, key_path):
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    ctx.set_ciphers(TLS12_CIPHERS)   # TLS 1.3's suites (all AEAD) are OpenSSL's defaults
+    ctx.options &= ~ssl.OP_CIPHER_SERVER_PREFERENCE   # the profile lets the client choose
+    set_groups = getattr(ctx, "set_groups", None)
+    if set_groups is not None:
+        set_groups(GROUPS)
+    else:
+        ctx.set_ecdh_curve("prime256v1")
     try:
         ctx.load_cert_chain(cert_path, key_path)
     except (OSError, ssl.SSLError) as exc:

@@ -10,6 +10,7 @@ import urllib.parse
 
 import ujson
 import urllib3
+from urllib3._collections import HTTPHeaderDict
 
 from dashboard_api.cluster.config import USER_AGENT
 from dashboard_api.cluster.executor import Executor
@@ -133,7 +134,7 @@ class Handle:
     def __init__(self, cluster, auth, impersonation, service=False, limiter=None):
         self.cluster = cluster
         self._auth = auth
-        self._impersonation = impersonation
+        self._impersonation = impersonation_lines(impersonation)
         self._service = service
         self.limiter = limiter or UNLIMITED
 
@@ -145,15 +146,25 @@ class Handle:
 
     @property
     def impersonation(self):
+        """The impersonation header lines, ((name, value), ...), in the caller's order."""
         return self._impersonation
 
-    def headers(self):
-        headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+    def header_lines(self):
+        """Every header of a call as (name, value) lines; a repeated impersonation header
+        stays one line per value."""
+        lines = [("User-Agent", USER_AGENT), ("Accept", "application/json")]
         if self._service:
-            headers.update(self.cluster.config.service_headers())
+            lines.extend(self.cluster.config.service_headers().items())
         elif self._auth:
-            headers.update(self._auth)
-        headers.update(self._impersonation)
+            lines.extend(self._auth.items())
+        lines.extend(self._impersonation)
+        return lines
+
+    def headers(self):
+        """The headers for urllib3, which sends each value of an HTTPHeaderDict as a line."""
+        headers = HTTPHeaderDict()
+        for name, value in self.header_lines():
+            headers.add(name, value)
         return headers
 
     async def call(self, method, path, params=None, body=None,
@@ -209,6 +220,14 @@ class Handle:
         if isinstance(result, Response):
             raise from_apiserver(result.status, result.data)
         return Stream(cluster, result)
+
+
+def impersonation_lines(impersonation):
+    """((name, value), ...) from lines or a dict of one value per name."""
+    if not impersonation:
+        return ()
+    items = impersonation.items() if hasattr(impersonation, "items") else impersonation
+    return tuple((str(name), str(value)) for name, value in items)
 
 
 def is_impersonation_header(name):

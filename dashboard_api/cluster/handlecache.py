@@ -10,14 +10,16 @@ import hashlib
 import logging
 import time
 
-from dashboard_api.cluster.client import Cluster
+from dashboard_api.cluster.client import Cluster, impersonation_lines
 
 log = logging.getLogger("dashboard_api.cluster.handlecache")
 
 
 def cache_key(token, impersonation):
+    """Equal for equal sets of impersonation lines, whatever their order (two groups are the
+    same identity in either order); lines, not a dict, so that every group counts."""
     digest = hashlib.sha256(token.encode("utf-8"))
-    for name, value in sorted((k.lower(), v) for k, v in (impersonation or {}).items()):
+    for name, value in sorted((k.lower(), v) for k, v in impersonation_lines(impersonation)):
         digest.update(b"\0" + name.encode("utf-8") + b"\0" + value.encode("utf-8"))
     return digest.hexdigest()
 

@@ -14,9 +14,6 @@ from dashboard_api.errors import REASONS, ApiError, bad_request, unauthorized
 log = logging.getLogger("dashboard_api.handlers")
 
 JSON = "application/json; charset=UTF-8"
-# The largest request body accepted: well above the API server's own object limit (1.5 MiB in
-# etcd) so that a multi-document deploy file of several objects still fits.
-MAX_BODY_BYTES = 4 * 1024 * 1024
 
 
 class BaseHandler(tornado.web.RequestHandler):
@@ -47,12 +44,10 @@ class BaseHandler(tornado.web.RequestHandler):
 
     def caller(self):
         """A cluster handle carrying the caller's token and impersonation headers."""
-        impersonation = {}
-        for name, value in self.request.headers.get_all():
-            if is_impersonation_header(name):
-                # Impersonate-Group may repeat; urllib3 takes one value per name.
-                impersonation[name] = (impersonation[name] + "," + value
-                                       if name in impersonation else value)
+        # Impersonate-Group and Impersonate-Extra-* may repeat: each line is forwarded as a
+        # line of its own, since the API server reads "a,b" in one line as one group "a,b".
+        impersonation = tuple((name, value) for name, value in self.request.headers.get_all()
+                              if is_impersonation_header(name))
         return self.ctx.cluster.handle(self.token(), impersonation)
 
     def reads(self):
@@ -73,7 +68,8 @@ class BaseHandler(tornado.web.RequestHandler):
     # --- input ----------------------------------------------------------------------------
 
     def prepare(self):
-        self.check_body_size()
+        # Bodies over --max-body-size never get here: dashboard_api/bodylimit.py answers 413
+        # as soon as the headers (or too many chunks) are in.
         route = self.route
         if self.request.method != "POST" or route is None or "post" not in route.methods():
             return  # a 405 spends no CSRF token
@@ -82,20 +78,6 @@ class BaseHandler(tornado.web.RequestHandler):
             if route.needs_token("post"):
                 self.token()  # 401 first: an anonymous caller spends no CSRF token
             self.ctx.csrf.validate(action, self.request.headers.get("X-CSRF-TOKEN"))
-
-    def check_body_size(self):
-        """413 for a body over MAX_BODY_BYTES, before it is decoded or spends a CSRF token.
-
-        Tornado has already buffered the body by now (up to its own 100 MB limit); this keeps
-        oversized objects from being parsed and forwarded. Streaming limits are a later step.
-        """
-        size = len(self.request.body or b"")
-        declared = self.request.headers.get("Content-Length", "")
-        if declared.isdigit():
-            size = max(size, int(declared))
-        if size > MAX_BODY_BYTES:
-            raise ApiError(413, "the request body has %d bytes; the limit is %d bytes"
-                           % (size, MAX_BODY_BYTES), "RequestEntityTooLarge")
 
     def json_body(self):
         """The request body as JSON; 415 for another content type, 400 when it does not parse."""
@@ -133,6 +115,9 @@ class BaseHandler(tornado.web.RequestHandler):
                              else REASONS.get(status_code, self._reason))
         if error.code == 401:
             self.set_header("WWW-Authenticate", 'Bearer realm="dashboard"')
+        if error.code == 405 and self.route is not None:
+            # RFC 9110 (15.5.6): a 405 names the methods the path does serve.
+            self.set_header("Allow", ", ".join(m.upper() for m in self.route.methods()))
         for name, value in error.headers.items():
             self.set_header(name, value)
         self.set_status(error.code, error.reason if error.code not in REASONS else None)

@@ -15,8 +15,12 @@ class CanIHandler(BaseHandler):
             raise bad_request("verb and resource are required strings")
         attributes = {"verb": verb, "resource": resource}
         for key in ("namespace", "group", "subresource", "name"):
-            if isinstance(spec.get(key), str) and spec[key]:
-                attributes[key] = spec[key]
+            value = spec.get(key)
+            if value is not None and not isinstance(value, str):
+                # Ignoring it would answer for a wider question than the one asked.
+                raise bad_request("%s must be a string" % key)
+            if value:
+                attributes[key] = value
         self.write_json({"allowed": await self.caller().can_i(**attributes)})
 
 

@@ -10,6 +10,7 @@ import urllib.parse
 import weakref
 
 import tornado.httpclient
+import tornado.httputil
 import tornado.iostream
 import tornado.websocket
 import ujson
@@ -41,6 +42,14 @@ def _ssl_context(config):
     return _contexts[config]
 
 
+def _tornado_headers(handle):
+    """The handle's header lines for Tornado's client, repeated names kept one line each."""
+    headers = tornado.httputil.HTTPHeaders()
+    for name, value in handle.header_lines():
+        headers.add(name, value)
+    return headers
+
+
 def pod_path(namespace, pod, subresource=None):
     path = "/api/v1/namespaces/%s/pods/%s" % (segment(namespace), segment(pod))
     return path + "/" + subresource if subresource else path
@@ -62,7 +71,7 @@ async def open_stream(handle, namespace, pod, container, command):
     await handle.limiter.acquire()
     request = tornado.httpclient.HTTPRequest(
         exec_url(cluster.config.host, namespace, pod, container, command),
-        headers=handle.headers(), ssl_options=_ssl_context(cluster.config),
+        headers=_tornado_headers(handle), ssl_options=_ssl_context(cluster.config),
         connect_timeout=CONNECT_TIMEOUT, request_timeout=CONNECT_TIMEOUT)
     connecting = tornado.websocket.websocket_connect(request, subprotocols=[PROTOCOL])
     try:

@@ -95,12 +95,12 @@ def test_openapi_only_when_enabled(gateway, start_gateway):
     assert_error(gateway.get("/apidocs.json"), 404, "NotFound", ["--enable-openapi"])
     gw = start_gateway("--enable-openapi")
     doc = gw.get("/apidocs.json").json()
-    assert doc["swagger"] == "2.0" and doc["info"]["version"] == VERSION
+    assert doc["openapi"] == "3.0.3" and doc["info"]["version"] == VERSION
     served = server.served_routes("dashboard")
     assert set(doc["paths"]) == {r.template for r in served}
     for route in routes.merged(served):  # every method of a path, whichever route serves it
         assert set(doc["paths"][route.template]) == set(route.methods()), route.template
-    assert doc["paths"]["/api/v1/can-i"]["post"]["security"] == [{"bearer": []}]
+    assert doc["paths"]["/api/v1/can-i"]["post"]["security"] == [{"bearer": [], "csrf": []}]
     api_doc = start_gateway("--enable-openapi", "--mode", "api").get("/apidocs.json").json()
     assert "/api/v1/login" not in api_doc["paths"] and "/config" not in api_doc["paths"]
 

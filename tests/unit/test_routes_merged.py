@@ -72,9 +72,7 @@ def test_openapi_lists_every_method_of_every_path():
     assert set(paths["/api/v1/scale/{kind}/{name}"]) == {"get", "put"}
     assert set(paths["/api/v1/deployment/{namespace}/{name}/rollback"]) == {"put"}
     post = paths["/api/v1/namespace"]["post"]
-    assert "X-CSRF-TOKEN" in [p["name"] for p in post["parameters"]]
-    assert "X-CSRF-TOKEN" not in [p["name"] for p in paths["/api/v1/_raw/{kind}/name/{name}"][
-        "put"]["parameters"]]
+    assert post["security"] == [{"bearer": [], "csrf": []}]
+    assert paths["/api/v1/_raw/{kind}/name/{name}"]["put"]["security"] == [{"bearer": []}]
     validate = paths["/api/v1/appdeployment/validate/protocol"]["post"]
-    assert "X-CSRF-TOKEN" not in [p["name"] for p in validate["parameters"]]
     assert validate["security"] == []
