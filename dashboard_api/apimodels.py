@@ -402,6 +402,9 @@ OPERATIONS = {
     "metrics": {"get": Op(schema={"type": "string", "description": "Prometheus text "
                                   "exposition, version 0.0.4"}, produces=TEXT)},
     "apidocs": {"get": Op(schema={"type": "object", "description": "this document"})},
+    "healthz": {"get": Op(schema={"type": "string", "description": "ok"}, produces=TEXT)},
+    "readyz": {"get": Op(schema={"type": "string", "description": "ok, or why not ready (503, "
+                                 "text/plain)"}, produces=TEXT)},
     "integration-health": {"get": Op(schema=ref("IntegrationHealth"))},
     "integration-state": {"get": Op(schema=ref("IntegrationState"))},
     "autoscalers-of-resource": {"get": Op(schema=ref("List.horizontalpodautoscaler"),
