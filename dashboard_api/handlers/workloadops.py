@@ -15,6 +15,7 @@ from dashboard_api.cluster.updates import update
 from dashboard_api.errors import ApiError, bad_request, not_found
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.routes import Route
+from dashboard_api.summaries.selectors import to_query
 
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
 REVISION = "deployment.kubernetes.io/revision"
@@ -33,22 +34,6 @@ def restarted_now(obj):
 
 def revision_of(obj):
     return ((obj.get("metadata") or {}).get("annotations") or {}).get(REVISION, "")
-
-
-def selector_string(selector):
-    """A label selector object as the ``labelSelector`` query parameter."""
-    parts = ["%s=%s" % kv for kv in sorted((selector.get("matchLabels") or {}).items())]
-    for expr in selector.get("matchExpressions") or []:
-        op, key, values = expr.get("operator"), expr.get("key"), expr.get("values") or []
-        if op == "In":
-            parts.append("%s in (%s)" % (key, ",".join(values)))
-        elif op == "NotIn":
-            parts.append("%s notin (%s)" % (key, ",".join(values)))
-        elif op == "Exists":
-            parts.append(key)
-        elif op == "DoesNotExist":
-            parts.append("!" + key)
-    return ",".join(parts)
 
 
 def random_suffix(n):
@@ -130,7 +115,7 @@ class RollbackHandler(WorkloadHandler):
             raise not_found("no revision for rolling back")
         replica_sets = await self.resource(handle, "replicaset")
         listed = await handle.get(replica_sets.path(namespace), {
-            "labelSelector": selector_string(deployment["spec"].get("selector") or {})})
+            "labelSelector": to_query(deployment["spec"].get("selector") or {})})
         uid = deployment["metadata"]["uid"]
         template = None
         for rs in listed.get("items", []):
