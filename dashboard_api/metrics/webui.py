@@ -14,7 +14,7 @@ specification says), memory in bytes, ``dataPoints`` x in Unix seconds (the UI m
 
 The UI polls every list every few seconds from every open tab; ``SharedAnswers`` lets callers
 share one sidecar request for ``TTL`` seconds (keyed on the request's path: the same pods and
-metric), at most ``SIZE`` answers, and concurrent identical requests share one call. A failed
+metric), at most ``SIZE`` answers (expired ones are dropped as new ones come), and concurrent identical requests share one call. A failed
 request is never kept. The sidecar's own resolution is a minute by default, so a few seconds of
 sharing show nothing older than the sidecar would.
 """
@@ -31,7 +31,7 @@ STANDARD = (CPU, MEMORY)          # upstream's standard metric names, in its ord
 AGGREGATIONS = ("sum",)           # upstream's standard aggregation
 NANOCORES_PER_MILLICORE = 1_000_000
 TTL = 5.0
-SIZE = 256
+SIZE = 128   # answers kept: each is at most NAMES_PER_REQUEST pods' windows of points
 
 
 def _stamp(ms):
@@ -123,10 +123,11 @@ class SharedAnswers:
             return await asyncio.shield(entry[1])
         self.asked += 1
         future = asyncio.ensure_future(ask(path))
+        for stale in [p for p, (expires, _) in self._entries.items() if expires <= now]:
+            del self._entries[stale]   # nothing outlives its TTL for want of new requests
         self._entries[path] = entry = (now + self.ttl, future)
-        self._entries.move_to_end(path)
         while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
+            self._entries.popitem(last=False)   # the least recently used
 
         def forget_failure(done):
             if (done.cancelled() or done.exception() is not None) \

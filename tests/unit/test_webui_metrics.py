@@ -91,6 +91,10 @@ def test_shared_answers_share_within_the_ttl_and_concurrently():
         await shared.get("/p", ask)
         assert calls == ["/p", "/p", "/q", "/r", "/p"]
         assert (shared.asked, shared.shared) == (5, 2)
+        # Expired answers go as soon as another request is made.
+        clock.now += 6
+        await shared.get("/s", ask)
+        assert len(shared) == 1
 
     run(scenario())
 
