@@ -12,7 +12,8 @@ once per namespace per metric for all of them (nodes: once per metric). Pod and 
 
 When metrics cannot be had (integration off, sidecar failing its health check, or failing the
 request) the response is still a 200: items carry ``metrics: null`` and the envelope a
-``warning`` saying why. Only the periodic check's verdict is used to skip the sidecar: a check per
+``warning`` saying why. With --web-ui-compat, a list asked for without ``metricNames`` gets upstream's
+standard metrics in upstream's shapes (metrics/webui.py), as the upstream web UI expects. Only the periodic check's verdict is used to skip the sidecar: a check per
 request would let any caller drive traffic to it.
 """
 

@@ -5,15 +5,18 @@ object is at a version of 1.20 only. The overlay conf/overlays/k8s-1.20 is the b
 local API server (1.20): accepted there in a server-side dry run, and its service identity
 suffices for a gateway serving lists and a terminal."""
 
+import base64
 import copy
 import os
 import re
 import subprocess
+import time
 
 import yaml
 
 from tests.cluster import users
 from tests.cluster.controlplane import kube_bin_dir
+from tests.support.fixtures import gateway  # noqa: F401 (fixture)
 from tests.support.gateway import ROOT, Gateway
 from tests.terminal.jsclient import new_session, sockjs_url
 from tests.unit.test_versions import ONLY_1_20, readme_rows
@@ -222,3 +225,49 @@ def test_the_manifests_identity_serves_lists_and_a_terminal(cluster, admin_token
             gw.stop()
     finally:
         kubectl("delete", "-f", "-", "--wait=false", cluster=cluster, stdin=manifest)
+
+
+SIGN_IN_SECRET = """
+apiVersion: v1
+kind: Secret
+metadata:
+  name: dashboard-user-token
+  annotations: {kubernetes.io/service-account.name: dashboard-user}
+type: kubernetes.io/service-account-token
+"""
+
+
+def test_the_readmes_long_lived_token_signs_in(cluster, gateway):  # noqa: F811
+    """The README's sign-in steps that 1.20 has (kubectl create token came in 1.24): a service
+    account bound to `view`, a token Secret of our own, its token; then the gateway."""
+    own_namespace(cluster)
+    ns = ["-n", NAMESPACE]
+    kubectl(*ns, "create", "serviceaccount", "dashboard-user", cluster=cluster)
+    try:
+        kubectl("create", "clusterrolebinding", "dashboard-user", "--clusterrole=view",
+                "--serviceaccount=%s:dashboard-user" % NAMESPACE, cluster=cluster)
+        kubectl(*ns, "apply", "-f", "-", cluster=cluster, stdin=SIGN_IN_SECRET)
+        deadline = time.monotonic() + 30
+        while True:   # the token controller fills the Secret
+            encoded = kubectl(*ns, "get", "secret", "dashboard-user-token", "-o",
+                              "jsonpath={.data.token}", cluster=cluster)
+            if encoded or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        token = base64.b64decode(encoded).decode()
+        assert token.count(".") == 2   # a JWT
+        listed = gateway.get("/api/v1/pod/" + NAMESPACE, token=token)
+        assert listed.status == 200, listed
+        me = gateway.get("/api/v1/me", token=token)
+        assert me.status == 200, me
+        # view, nothing more: a write is the API server's 403.
+        refused = gateway.request("DELETE", "/api/v1/_raw/serviceaccount/namespace/%s/name/"
+                                  "dashboard-user" % NAMESPACE, token=token)
+        assert refused.status == 403, refused
+    finally:
+        kubectl("delete", "clusterrolebinding", "dashboard-user", "--ignore-not-found",
+                cluster=cluster)
+        kubectl(*ns, "delete", "serviceaccount", "dashboard-user", "--ignore-not-found",
+                "--wait=false", cluster=cluster)
+        kubectl(*ns, "delete", "secret", "dashboard-user-token", "--ignore-not-found",
+                "--wait=false", cluster=cluster)
