@@ -14,6 +14,7 @@ import pytest
 import urllib3
 
 from tests.cluster.procs import free_ports
+from tests.gateway.helpers import assert_error
 from tests.metrics.sidecar import by_uid, series
 from tests.support.gateway import Gateway
 
@@ -213,3 +214,16 @@ def test_a_sidecar_that_is_down_leaves_upstreams_empty_shapes(cluster, metrics_n
         assert body["cumulativeMetrics"] == [] and "metrics" not in body["deployments"][0]
     finally:
         gw.stop()
+
+
+def test_refused_and_bad_requests_ask_the_sidecar_nothing(ui_gateway, relay, metrics_ns,
+                                                           admin_token, norights_token):
+    before = len(relay.metric_paths())
+    path = "/api/v1/pod/" + metrics_ns
+    unsigned = ui_gateway.get(path, params=UI_QUERY)
+    assert (unsigned.status, unsigned.data) == (401, b"MSG_LOGIN_UNAUTHORIZED_ERROR")
+    assert_error(ui_gateway.get(path, token=norights_token, params=UI_QUERY), 403, "Forbidden")
+    assert_error(ui_gateway.get(path, token=admin_token,
+                                params=dict(UI_QUERY, metricNames="cpu/median")), 400,
+                 "BadRequest")
+    assert relay.metric_paths()[before:] == []
