@@ -112,7 +112,8 @@ class MetricsDecorator:
 
     async def __call__(self, fetch, kind, page, envelope, query):
         names = query.metric_names
-        upstream = self.shared is not None and not names   # the web UI's standard metrics
+        # The web UI's standard metrics, unless metrics are off (then nobody asked for any).
+        upstream = self.shared is not None and not names and self.sidecar is not None
         if upstream:
             names = webui.STANDARD
         if not kind.metrics or not names or not page:

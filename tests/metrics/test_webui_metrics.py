@@ -227,3 +227,16 @@ def test_refused_and_bad_requests_ask_the_sidecar_nothing(ui_gateway, relay, met
                                 params=dict(UI_QUERY, metricNames="cpu/median")), 400,
                  "BadRequest")
     assert relay.metric_paths()[before:] == []
+
+
+def test_metrics_turned_off_leave_the_ui_lists_as_they_were(cluster, metrics_ns, admin_token):
+    gw = Gateway.start(cluster, "--metrics-provider", "none", "--web-ui-compat")
+    try:
+        body = listing(gw, "/api/v1/pod/" + metrics_ns, admin_token)
+        assert body["pods"] and all(p["metrics"] is None for p in body["pods"])
+        assert body["cumulativeMetrics"] == [] and "warning" not in body
+        # Asked for, the specification's answer: null metrics and why.
+        body = listing(gw, "/api/v1/pod/" + metrics_ns, admin_token, metricNames="cpu/usage")
+        assert "disabled" in body["warning"]
+    finally:
+        gw.stop()
