@@ -32,6 +32,8 @@ setup(
             "schemathesis>=4,<5",
             "openapi-spec-validator>=0.7",
             "sslyze>=6,<7",
+            # Issue 20: conf/kubernetes validated offline against current releases' schemas.
+            "kubernetes-validate>=1.35",
         ],
     },
     entry_points={

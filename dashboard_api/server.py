@@ -92,7 +92,8 @@ def make_context(options, cluster, telemetry):
     if telemetry is not None and cache is not None:
         telemetry.registry.register(CacheCollector(cache, source.access))
     sidecar = make_sidecar(options, cluster)
-    metric_lists.install(sidecar)  # metrics in lists and details (the list pipeline's seam)
+    # metrics in lists and details (the list pipeline's seam); upstream's for the web UI
+    metric_lists.install(sidecar, web_ui=options.web_ui_compat)
     return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
                    sidecar=sidecar, routes=served_routes(options.mode),
                    locales=locales.load(options.locale_config), source=source, cache=cache,

@@ -15,6 +15,10 @@ web UI reads, so that a production build of it served with ``--web-root`` works 
 * every JSON error also carries ``ErrStatus`` (the Kubernetes StatusError the UI reads its
   message from); the specification's fields stay as they are.
 
+* lists of pods, workloads and nodes asked for without ``metricNames`` (as the UI asks) carry
+  upstream's standard metrics in upstream's shapes: PodMetrics on each pod and
+  ``cumulativeMetrics`` (dashboard_api/metrics/webui.py).
+
 Everything else the UI calls already has upstream's shape with the switch off.
 """
 

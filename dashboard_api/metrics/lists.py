@@ -12,7 +12,8 @@ once per namespace per metric for all of them (nodes: once per metric). Pod and 
 
 When metrics cannot be had (integration off, sidecar failing its health check, or failing the
 request) the response is still a 200: items carry ``metrics: null`` and the envelope a
-``warning`` saying why. Only the periodic check's verdict is used to skip the sidecar: a check per
+``warning`` saying why. With --web-ui-compat, a list asked for without ``metricNames`` gets upstream's
+standard metrics in upstream's shapes (metrics/webui.py), as the upstream web UI expects. Only the periodic check's verdict is used to skip the sidecar: a check per
 request would let any caller drive traffic to it.
 """
 
@@ -24,7 +25,7 @@ import ujson
 
 from dashboard_api import kinds, listing
 from dashboard_api.errors import ApiError, is_forbidden
-from dashboard_api.metrics import names as metric_names
+from dashboard_api.metrics import names as metric_names, webui
 from dashboard_api.metrics.aggregate import aggregated, metric, summed
 from dashboard_api.reads import Namespaces
 from dashboard_api.summaries import workloads
@@ -50,8 +51,11 @@ def _chunks(names):
 
 
 class MetricsDecorator:
-    def __init__(self, sidecar):
+    def __init__(self, sidecar, web_ui=False):
         self.sidecar = sidecar
+        # --web-ui-compat: upstream's standard metrics and shapes when no metricNames is given
+        # (metrics/webui.py), and sidecar answers shared between callers for a few seconds.
+        self.shared = webui.SharedAnswers() if web_ui else None
 
     # -- reading the sidecar ----------------------------------------------------------------
 
@@ -63,6 +67,11 @@ class MetricsDecorator:
                               % (self.sidecar.last_error or "not checked yet"))
 
     async def _ask(self, path):
+        if self.shared is not None:
+            return await self.shared.get(path, self._ask_sidecar)
+        return await self._ask_sidecar(path)
+
+    async def _ask_sidecar(self, path):
         """{name: {x: y}} of one sidecar request."""
         try:
             status, body = await self.sidecar.get(path)
@@ -102,23 +111,32 @@ class MetricsDecorator:
     # -- lists ------------------------------------------------------------------------------
 
     async def __call__(self, fetch, kind, page, envelope, query):
-        if not kind.metrics or not query.metric_names or not page:
+        names = query.metric_names
+        # The web UI's standard metrics, unless metrics are off (then nobody asked for any).
+        upstream = self.shared is not None and not names and self.sidecar is not None
+        if upstream:
+            names = webui.STANDARD
+        if not kind.metrics or not names or not page:
             return
         try:
             self._usable()
             members = await self._members(fetch, kind, page)
-            wanted = sorted({metric_names.canonical(n) for n in query.metric_names})
+            wanted = sorted({metric_names.canonical(n) for n in names})
             found = dict(zip(wanted, await asyncio.gather(
                 *(self._series(kind, members, name) for name in wanted))))
         except Unavailable as why:
             for item in page:
-                item["metrics"] = None
+                if not upstream or "metrics" in item:
+                    item["metrics"] = None
             envelope["warning"] = str(why)
             return
-        per_item = {}
+        per_item = {id(item): {n: summed([found[metric_names.canonical(n)].get(p, {})
+                                          for p in parts]) for n in names}
+                    for item, parts in zip(page, members)}
+        if upstream:
+            webui.attach(page, [per_item[id(i)] for i in page], envelope)
+            return
         for item, parts in zip(page, members):
-            per_item[id(item)] = {n: summed([found[metric_names.canonical(n)].get(p, {})
-                                             for p in parts]) for n in query.metric_names}
             item["metrics"] = {n: metric(n, per_item[id(item)][n], self._label(kind, item, parts))
                                for n in query.metric_names}
         cumulative_label = self._list_label(kind, page)
@@ -208,16 +226,20 @@ class MetricsDecorator:
             out["metrics"] = None if query.metric_names else []
             out["warning"] = str(why)
             return
+        if self.shared is not None and not query.metric_names:   # the web UI's units
+            out["metrics"] = [webui.detail_metric(n, series.get(key, {}))
+                              for n, series in zip(webui.STANDARD, found)]
+            return
         label = ({"node": [meta.get("name")]} if kind.name == "node"
                  else {"namespace": [meta.get("namespace", "")], "pod": [meta.get("name")]})
         out["metrics"] = [metric(n, series.get(key, {}), label)
                           for n, series in zip(wanted, found)]
 
 
-def install(sidecar):
+def install(sidecar, web_ui=False):
     """Puts the decorators of ``sidecar`` (None: metrics off) into the list pipeline,
-    replacing any installed before."""
-    decorator = MetricsDecorator(sidecar)
+    replacing any installed before; ``web_ui``: --web-ui-compat."""
+    decorator = MetricsDecorator(sidecar, web_ui)
     listing.DECORATORS[:] = [d for d in listing.DECORATORS
                              if not isinstance(d, MetricsDecorator)] + [decorator]
     listing.DETAIL_DECORATORS[:] = [d for d in listing.DETAIL_DECORATORS

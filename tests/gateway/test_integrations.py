@@ -85,8 +85,9 @@ def test_healthy_sidecar_and_periodic_checks(start_gateway, sidecar, admin_token
 
     sidecar.healthy = False  # seen at the next periodic check
     reply = wait_for_health(gw, admin_token, 503)
-    assert reply.json() == {"status": "Failure", "code": 503,
-                            "message": "health check answered 500"}
+    # The integration health record, which is also the specification's 503 error body.
+    assert reply.json() == {"healthy": False, "message": "health check answered 500",
+                            "status": "Failure", "code": 503}
     assert gw.get("/api/v1/integration/sidecar/state").json()["connected"] is False
     sidecar.healthy = True
     wait_for_health(gw, admin_token, 200)
@@ -117,12 +118,13 @@ def test_token_free_state_makes_no_service_identity_calls(start_gateway, cluster
     assert proxy_calls(cluster) - before <= 1
 
 
-def test_unreachable_sidecar_is_503_without_reason(start_gateway, admin_token):
+def test_unreachable_sidecar_is_503_with_the_health_record(start_gateway, admin_token):
     gw = start_gateway("--sidecar-host", "http://127.0.0.1:%d" % free_ports(1)[0])
     reply = health(gw, admin_token)
     assert reply.status == 503
     body = reply.json()
-    assert set(body) == {"status", "message", "code"}
+    assert set(body) == {"healthy", "message", "status", "code"}  # no reason, as the spec says
+    assert body["healthy"] is False
     assert body["status"] == "Failure" and body["code"] == 503
     assert "unreachable" in body["message"] and "Traceback" not in body["message"]
     state = gw.get("/api/v1/integration/sidecar/state").json()
@@ -132,7 +134,9 @@ def test_unreachable_sidecar_is_503_without_reason(start_gateway, admin_token):
 def test_sidecar_through_the_service_proxy(gateway, admin_token):
     # No --sidecar-host: the service proxy to a service that does not exist in this cluster.
     reply = health(gateway, admin_token)
-    assert reply.status == 503 and set(reply.json()) == {"status", "message", "code"}
+    assert reply.status == 503
+    assert set(reply.json()) == {"healthy", "message", "status", "code"}
+    assert reply.json()["healthy"] is False and reply.json()["message"]
 
 
 def test_health_needs_a_token_and_a_known_integration(gateway, admin_token):

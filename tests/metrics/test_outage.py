@@ -51,6 +51,8 @@ def test_stopping_and_restarting_the_sidecar(cluster, sidecar_token, state_dir, 
         while gw.get("/api/v1/integration/sidecar/health", token=admin_token).status != 503:
             assert time.monotonic() - stopped < CHECK + 2.5, "the check did not notice"
             time.sleep(0.1)
+        down = gw.get("/api/v1/integration/sidecar/health", token=admin_token).json()
+        assert down["healthy"] is False and "unreachable" in down["message"]
         body = pod_list(gw, metrics_ns, admin_token)
         assert all(p["metrics"] is None for p in body["pods"])
         assert body["cumulativeMetrics"] == [] and "sidecar" in body["warning"]
@@ -63,7 +65,8 @@ def test_stopping_and_restarting_the_sidecar(cluster, sidecar_token, state_dir, 
         assert "sidecar" in detail.json()["warning"]
         side.start()  # same port; an in-memory database starts empty and scrapes at once
         wait_list(gw, metrics_ns, admin_token, has_metrics, CHECK + 5, "metrics back")
-        assert gw.get("/api/v1/integration/sidecar/health", token=admin_token).status == 200
+        up = gw.get("/api/v1/integration/sidecar/health", token=admin_token)
+        assert up.status == 200 and up.json()["healthy"] is True
     finally:
         side.stop()
 
