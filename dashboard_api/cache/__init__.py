@@ -66,7 +66,7 @@ class Cached:
     def state(self, name):
         if name != self.store.state:
             log.info("cache of %s: %s (%d objects)", self.kind.name, name, len(self.store))
-        self.store.state = name
+        self.store.set_state(name)
 
 
 class WatchCache:
@@ -111,11 +111,15 @@ class WatchCache:
             self._http.close()
 
     def store_for(self, resource):
-        """The synced store serving ``resource`` (same group, plural and version), or None."""
+        """The store serving ``resource`` (same group, plural and version) now, or None: a
+        synced store, or one that synced once and is re-listing (stale, still answering)."""
+        store = self.store_of(resource)
+        return store if store is not None and store.serving() else None
+
+    def store_of(self, resource):
+        """The store kept for ``resource`` whatever its state, or None."""
         cached = self.cached.get((resource.group, resource.plural))
         if cached is None or cached.resource.version != resource.version:
-            return None
-        if cached.store.state != SYNCED:
             return None
         return cached.store
 

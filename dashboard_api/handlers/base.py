@@ -100,6 +100,9 @@ class BaseHandler(tornado.web.RequestHandler):
     def write_json(self, obj, status=200):
         self.set_status(status)
         self.set_header("Content-Type", JSON)
+        ages = [f.cache_age for f in self._fetches if hasattr(f, "cache_age")]
+        if ages:  # answered from the watch cache: how stale its oldest store read was
+            self.set_header("X-Dashboard-Cache-Age", "%.1f" % max(ages))
         self.finish(ujson.dumps(obj, ensure_ascii=False, escape_forward_slashes=False))
 
     def write_error(self, status_code, **kwargs):
