@@ -5,6 +5,7 @@ Secrets are never cached (their list goes to the API server with the caller's to
 objects of custom resources; config maps are cached without their data (cache/slim.py).
 """
 
+import asyncio
 import logging
 
 import tornado.httpclient
@@ -80,6 +81,7 @@ class WatchCache:
             if names is None else [n for n in names if n not in NEVER_CACHED]
         self.cached = {}            # (group, plural) -> Cached
         self.by_name = {}           # kind name -> Cached
+        self.registered = asyncio.Event()   # set once start() has made every kind's store
         self._http = None
 
     async def start(self):
@@ -87,6 +89,12 @@ class WatchCache:
         self._http = tornado.httpclient.AsyncHTTPClient(
             force_instance=True, max_clients=len(self.names) + 4, max_body_size=1 << 62,
             max_buffer_size=1 << 27)
+        try:
+            await self._register()
+        finally:
+            self.registered.set()
+
+    async def _register(self):
         handle = self.cluster.service_handle()
         for name in self.names:
             kind = kinds.get(name)

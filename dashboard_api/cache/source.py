@@ -13,6 +13,7 @@ a 503 with Retry-After, instead of each such request making a full LIST of its o
 the answer is goes on the request's ``fetch.cache_age`` (the handler's X-Dashboard-Cache-Age).
 """
 
+import asyncio
 import math
 
 from dashboard_api import websettings
@@ -34,6 +35,8 @@ class CacheSource:
 
     async def _authorized_store(self, fetch, resource, namespaces):
         """The store to answer from, after the caller's authorization; None: pass through."""
+        if not self.cache.registered.is_set():  # the gateway listens before the cache starts
+            await _wait(self.cache.registered, self.sync_wait)
         store = self.cache.store_of(resource)
         if store is None or not (store.serving() or store.state == SYNCING):
             return None, ()   # not cached, or the service may not list it: pass through
@@ -78,6 +81,13 @@ class CacheSource:
 
     async def namespace_candidates(self, fetch):
         return await self.candidates(fetch) if self.candidates else []
+
+
+async def _wait(event, timeout):
+    try:
+        await asyncio.wait_for(event.wait(), timeout)
+    except asyncio.TimeoutError:
+        pass
 
 
 class NotSynced(ApiError):
