@@ -391,6 +391,43 @@ def run_rate(standin, rate, args, directory, reference):
     return out
 
 
+def sidecar_phase(standin, directory, args, scrapes=3):
+    """The metrics sidecar against the stand-in's metrics.k8s.io and pods: seconds of each
+    scrape (its own log line) and its RSS after each, and its peak."""
+    [port] = free_ports(1)
+    log_file = tempfile.NamedTemporaryFile(prefix="sidecar-scale-", suffix=".log", delete=False)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "metrics_sidecar", "--kubeconfig", standin.kubeconfig(directory),
+         "--bind-address", "127.0.0.1", "--port", str(port), "--metric-resolution", "15s",
+         "-v", "1"], cwd=ROOT, stdout=log_file, stderr=subprocess.STDOUT)
+    sampler = Sampler(proc.pid)
+    out = {"scrape_s": [], "rss_after_scrape_mib": []}
+    deadline = time.monotonic() + args.budget * 2
+    try:
+        seen = 0
+        while time.monotonic() < deadline and len(out["scrape_s"]) < scrapes:
+            if proc.poll() is not None:
+                raise RuntimeError("sidecar exited:\n" + open(log_file.name).read()[-3000:])
+            lines = [line for line in open(log_file.name).read().splitlines()
+                     if "scraped" in line and "pod containers in" in line]
+            for line in lines[seen:]:
+                out["scrape_s"].append(float(line.rsplit(" in ", 1)[1].rstrip("s")))
+                out["rss_after_scrape_mib"].append(round(memory(proc.pid)[0] or 0))
+                out["containers"] = int(line.split(" and ")[1].split()[0])
+            seen = len(lines)
+            time.sleep(0.2)
+        out["rss_peak_mib"] = round(max(memory(proc.pid)[1] or 0, sampler.peak))
+    finally:
+        sampler.stop()
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    log("sidecar: %s" % out)
+    return out
+
+
 def table(result):
     ref = result["reference_s"]
     rates = result["rates"]
@@ -441,6 +478,9 @@ def main(argv=None):
     parser.add_argument("--budget", type=float, default=300.0,
                         help="bound of each waiting phase, seconds")
     parser.add_argument("--json", default=None, help="write the results here")
+    parser.add_argument("--sidecar", action="store_true",
+                        help="also measure the metrics sidecar's scrapes (--rates '' for only "
+                             "that)")
     args = parser.parse_args(argv)
     result = {"pods": args.pods, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     standin = StandIn(args.pods, max_seconds=3 * 3600)
@@ -452,14 +492,21 @@ def main(argv=None):
             log("reference LIST of %d pods in pages of 1,000 with json: %.2fs" % (count,
                                                                                  seconds))
             result["rates"] = [run_rate(standin, float(rate), args, directory, seconds)
-                               for rate in args.rates.split(",")]
+                               for rate in args.rates.split(",") if rate]
+            if args.sidecar:
+                standin.admin("churn", rate=0)
+                result["sidecar"] = sidecar_phase(standin, directory, args)
             stats = standin.stats()
             result["standin"] = {k: stats[k] for k in ("watches", "watches_with_bookmarks",
                                                        "bookmarks_sent", "gone_sent",
                                                        "access_reviews", "refused")}
     finally:
         standin.stop()
-    result["table"] = table(result)
+    result["table"] = table(result) if result.get("rates") else ""
+    if result.get("sidecar"):
+        side = result["sidecar"]
+        result["table"] += "\n\nmetrics sidecar: scrapes %s s; RSS after each %s MiB; peak %s MiB" \
+            % (side["scrape_s"], side["rss_after_scrape_mib"], side.get("rss_peak_mib"))
     print(result["table"])
     if args.json:
         with open(args.json, "w") as f:
