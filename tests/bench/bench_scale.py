@@ -261,7 +261,7 @@ def clients(gw, sort, seconds, count=CLIENTS):
                 continue
             results[k].append((took, status))
 
-    deadline[0] = time.monotonic() + seconds + 5
+    deadline[0] = time.monotonic() + seconds + min(5, seconds)
     threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(count)]
     t0 = time.perf_counter()
     for t in threads:
@@ -370,17 +370,19 @@ def run_rate(standin, rate, args, directory, reference):
         out["page_while_first_sync"] = early
         log("ready in %.1fs (%.2fx), RSS %s MiB; early page %s" % (
             ready, ready / reference, out["rss_ready_mib"], early))
-        time.sleep(2)
+        quick = args.quick
+        time.sleep(0 if quick else 2)
         for sort in SORTS:
             out["page_" + sort] = {
-                "back_to_back": sequential(gw, sort, 40, 0, 60),
-                "spaced_0.25s": sequential(gw, sort, 20, 0.25, 60)}
+                "back_to_back": sequential(gw, sort, 5 if quick else 40, 0, 60),
+                "spaced_0.25s": sequential(gw, sort, 3 if quick else 20, 0.25, 60)}
             log("page by %s: %s" % (sort, out["page_" + sort]))
         for sort in SORTS:
-            out["clients_" + sort] = clients(gw, sort, args.clients_seconds)
+            out["clients_" + sort] = clients(gw, sort, args.clients_seconds,
+                                             count=8 if quick else CLIENTS)
             log("64 clients by %s: %s" % (sort, out["clients_" + sort]))
         out["deny"] = page(pool(), gw, "deny-me", "creation")[1]
-        out["after_410"] = after_410(gw, standin, args.budget)
+        out["after_410"] = after_410(gw, standin, args.budget, watchers=2 if quick else 8)
         log("after 410: %s" % out["after_410"])
         out["rss_end_mib"] = round(memory(gw.proc.pid)[0] or 0)
         out["rss_peak_mib"] = round(max(memory(gw.proc.pid)[1] or 0, sampler.peak))
@@ -478,6 +480,8 @@ def main(argv=None):
     parser.add_argument("--budget", type=float, default=300.0,
                         help="bound of each waiting phase, seconds")
     parser.add_argument("--json", default=None, help="write the results here")
+    parser.add_argument("--quick", action="store_true",
+                        help="a few requests per phase and 8 clients (the smoke test)")
     parser.add_argument("--sidecar", action="store_true",
                         help="also measure the metrics sidecar's scrapes (--rates '' for only "
                              "that)")
