@@ -52,18 +52,16 @@ def test_relist_answers_from_the_old_store_then_swaps(cluster, namespace, admin_
 
         os.kill(gw.proc.pid, signal.SIGUSR2)
         _until(lambda: kind_state(gw, "pod") == "syncing", 10, "the re-list to start")
-        started = time.monotonic()
         kube.pod(cluster, namespace, "new")   # not watched while the LIST is under way
         during = gw.get(path, token=admin_token)
-        age = float(during.headers["X-Dashboard-Cache-Age"])
         stale = _pod_stale_seconds(gw)
         still_relisting = kind_state(gw, "pod") == "syncing"
-        assert time.monotonic() - started < DELAY, "the re-list ended too soon to observe"
-        assert still_relisting
+        assert still_relisting, "the re-list ended too soon to observe"
         assert _names(during) == {"old"}      # 200 from the last synced store
+        age = float(during.headers["X-Dashboard-Cache-Age"])
         assert age > 0 and stale > 0
 
-        wait_synced(gw, ("pod",), timeout=30)
+        wait_synced(gw, ("pod", "event"), timeout=30)   # a pod list reads events too
         after = gw.get(path, token=admin_token)
         assert _names(after) == {"old", "new"}
         assert float(after.headers["X-Dashboard-Cache-Age"]) < age
