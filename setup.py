@@ -17,6 +17,8 @@ setup(
         "prometheus-client>=0.17",
         "ujson>=5",
         "PyYAML>=6",
+        # Issue 19: the bounded (LRU + TTL) per-caller authorization answers.
+        "cachetools>=5",
     ],
     extras_require={
         "test": [

@@ -37,8 +37,8 @@ class Lifecycle:
         if not self._synced:
             if not self.cache_started:  # kinds not registered yet would not count as syncing
                 return False, "the watch cache is starting"
-            # Latched: a later re-list (a new custom kind, a watch that expired, an API server
-            # restart) is served by the pass-through path meanwhile, and every replica sees
+            # Latched: during a later re-list (a watch that expired, an API server restart)
+            # the last synced store keeps answering, and every replica sees
             # it at once; readiness must not take them all out together.
             self._synced = self.cache.synced()
             if not self._synced:

@@ -130,6 +130,9 @@ def parser():
                            "(bounds memory); others wait")
     kube.add_argument("--large-list-wait", type=duration, default=duration("20s"),
                       help="how long a list waits for a slot before a 503 with Retry-After")
+    kube.add_argument("--cache-sync-wait", type=duration, default=duration("10s"),
+                      help="how long a list waits for its kind's first sync in the watch cache "
+                           "before a 503 with Retry-After")
     kube.add_argument("--api-timeout", type=duration, default=duration("60s"),
                       help="timeout of one API server call")
 

@@ -112,4 +112,4 @@ def make_source(options, cluster, settings):
         access=Access(options.access_cache_ttl), candidates=candidates)
     if cache is None:
         return None, passthrough
-    return cache, CacheSource(cache, passthrough, candidates)
+    return cache, CacheSource(cache, passthrough, candidates, sync_wait=options.cache_sync_wait)

@@ -5,6 +5,7 @@ Secrets are never cached (their list goes to the API server with the caller's to
 objects of custom resources; config maps are cached without their data (cache/slim.py).
 """
 
+import asyncio
 import logging
 
 import tornado.httpclient
@@ -66,7 +67,7 @@ class Cached:
     def state(self, name):
         if name != self.store.state:
             log.info("cache of %s: %s (%d objects)", self.kind.name, name, len(self.store))
-        self.store.state = name
+        self.store.set_state(name)
 
 
 class WatchCache:
@@ -80,6 +81,7 @@ class WatchCache:
             if names is None else [n for n in names if n not in NEVER_CACHED]
         self.cached = {}            # (group, plural) -> Cached
         self.by_name = {}           # kind name -> Cached
+        self.registered = asyncio.Event()   # set once start() has made every kind's store
         self._http = None
 
     async def start(self):
@@ -87,6 +89,12 @@ class WatchCache:
         self._http = tornado.httpclient.AsyncHTTPClient(
             force_instance=True, max_clients=len(self.names) + 4, max_body_size=1 << 62,
             max_buffer_size=1 << 27)
+        try:
+            await self._register()
+        finally:
+            self.registered.set()
+
+    async def _register(self):
         handle = self.cluster.service_handle()
         for name in self.names:
             kind = kinds.get(name)
@@ -111,11 +119,15 @@ class WatchCache:
             self._http.close()
 
     def store_for(self, resource):
-        """The synced store serving ``resource`` (same group, plural and version), or None."""
+        """The store serving ``resource`` (same group, plural and version) now, or None: a
+        synced store, or one that synced once and is re-listing (stale, still answering)."""
+        store = self.store_of(resource)
+        return store if store is not None and store.serving() else None
+
+    def store_of(self, resource):
+        """The store kept for ``resource`` whatever its state, or None."""
         cached = self.cached.get((resource.group, resource.plural))
         if cached is None or cached.resource.version != resource.version:
-            return None
-        if cached.store.state != SYNCED:
             return None
         return cached.store
 

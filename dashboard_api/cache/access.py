@@ -3,14 +3,17 @@
 Before the cache answers, the caller's right to ``list`` the resource in each namespace asked
 (cluster-wide for all namespaces) is checked with a SelfSubjectAccessReview made with their own
 token and impersonation headers. Answers are kept per (token hash, verb, resource, namespace)
-for ``ttl`` seconds: that is the only delay before a revoked right takes effect. An invalid token
+for ``ttl`` seconds: that is the only delay before a revoked right takes effect. At most
+``size`` answers are kept (least recently used go first; expired ones are dropped as they are
+met), so a stream of new tokens cannot grow the process. An invalid token
 fails the review itself with 401. A denial is turned into the API server's own 403 by making the
 caller's real LIST (limit 1), so the message names the user exactly as the API server does.
 """
 
 import asyncio
-import collections
 import time
+
+import cachetools
 
 from dashboard_api.cluster.handlecache import cache_key
 from dashboard_api.errors import ApiError
@@ -23,7 +26,7 @@ class Access:
         self.ttl = ttl
         self.size = size
         self._clock = clock
-        self._answers = collections.OrderedDict()   # key -> (expiry, allowed)
+        self._answers = cachetools.TTLCache(size, ttl, timer=clock)   # key -> allowed
         self._pending = {}
         self.hits = 0
         self.misses = 0
@@ -35,9 +38,9 @@ class Access:
     async def allowed(self, handle, verb, resource, namespace="", name=None):
         key = (self.identity(handle), verb, resource.group, resource.plural, namespace, name)
         found = self._answers.get(key)
-        if found is not None and found[0] > self._clock():
+        if found is not None:
             self.hits += 1
-            return found[1]
+            return found
         pending = self._pending.get(key)
         if pending is None:
             self.misses += 1
@@ -58,10 +61,7 @@ class Access:
         return await asyncio.shield(pending)
 
     def _remember(self, key, answer):
-        self._answers[key] = (self._clock() + self.ttl, answer)
-        self._answers.move_to_end(key)
-        while len(self._answers) > self.size:
-            self._answers.popitem(last=False)
+        self._answers[key] = answer
 
     async def require_list(self, handle, resource, namespaces):
         """Returns when the caller may list ``resource`` in every namespace of ``namespaces``

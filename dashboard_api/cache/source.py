@@ -5,31 +5,53 @@ evaluated exactly (cache/selectors.py) and the API server has said, for the call
 that they may list it in every namespace asked (cache/access.py). Anything else goes to the
 pass-through source: the caller's own LIST calls. One object (a detail) is always read from the
 API server with the caller's token.
+
+A kind that has synced once is never passed through again while its reflector re-lists: the
+last synced store answers (stale) until the new LIST replaces it. A request that arrives before
+a kind's first sync waits for it, up to ``sync_wait`` seconds (``--cache-sync-wait``), then gets
+a 503 with Retry-After, instead of each such request making a full LIST of its own. How stale
+the answer is goes on the request's ``fetch.cache_age`` (the handler's X-Dashboard-Cache-Age).
 """
+
+import asyncio
+import math
 
 from dashboard_api import websettings
 from dashboard_api.cache import selectors
 from dashboard_api.cache.access import Disagreement
-from dashboard_api.cache.store import SYNCED
+from dashboard_api.cache.store import SYNCING
+from dashboard_api.errors import ApiError
+
+SYNC_WAIT = 10.0
 
 
 class CacheSource:
-    def __init__(self, cache, fallback, candidates=None):
+    def __init__(self, cache, fallback, candidates=None, sync_wait=SYNC_WAIT):
         self.cache = cache
         self.fallback = fallback
         self.access = fallback.access
         self.candidates = candidates
+        self.sync_wait = sync_wait
 
     async def _authorized_store(self, fetch, resource, namespaces):
         """The store to answer from, after the caller's authorization; None: pass through."""
-        store = self.cache.store_for(resource)
-        if store is None:
-            return None, ()
+        if not self.cache.registered.is_set():  # the gateway listens before the cache starts
+            await _wait(self.cache.registered, self.sync_wait)
+        store = self.cache.store_of(resource)
+        if store is None or not (store.serving() or store.state == SYNCING):
+            return None, ()   # not cached, or the service may not list it: pass through
         names = namespaces.names if resource.namespaced else ()
         try:
             await self.access.require_list(fetch.handle, resource, names)
         except Disagreement:
             return None, ()
+        if not store.serving():
+            # the first sync: wait for it rather than each request listing everything itself
+            if not await store.wait_first_sync(self.sync_wait):
+                if store.state == SYNCING:
+                    raise NotSynced(max(1, math.ceil(self.sync_wait)))
+                return None, ()   # it became unavailable meanwhile
+        fetch.cache_age = max(getattr(fetch, "cache_age", 0.0), store.staleness())
         return store, names
 
     async def list(self, fetch, resource, namespaces, labels=None, fields=None):
@@ -59,6 +81,22 @@ class CacheSource:
 
     async def namespace_candidates(self, fetch):
         return await self.candidates(fetch) if self.candidates else []
+
+
+async def _wait(event, timeout):
+    try:
+        await asyncio.wait_for(event.wait(), timeout)
+    except asyncio.TimeoutError:
+        pass
+
+
+class NotSynced(ApiError):
+    """A kind still syncing for the first time after the wait: a 503 with Retry-After."""
+
+    def __init__(self, retry_after):
+        super().__init__(503, "the gateway's cache of this resource is still syncing with the "
+                         "API server; retry in %d seconds" % retry_after, "ServiceUnavailable")
+        self.headers["Retry-After"] = str(retry_after)
 
 
 def _narrowed(store, names, fields):
@@ -97,7 +135,7 @@ class NamespaceCandidates:
 
     async def _cluster_namespaces(self):
         cached = self.cache.by_name.get("namespace") if self.cache else None
-        if cached is not None and cached.store.state == SYNCED:
+        if cached is not None and cached.store.serving():
             return sorted(name for _ns, name in cached.store.rows)
         if self.cluster.config.service_pool is None:
             return []

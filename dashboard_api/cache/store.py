@@ -9,9 +9,19 @@ Order: the API server lists a resource in the order of its storage keys, ``names
 list of several named namespaces is the concatenation of their lists in the order asked. The
 store keeps each namespace's names sorted and namespaces in key order, so ``scope`` gives that
 order without sorting.
+
+Staleness and re-lists (issue #19), as client-go's reflector: once a store has synced it keeps
+answering while its reflector re-lists (after a 410, a failed watch, an API server restart); the
+new LIST replaces the rows in one step when it completes. ``stale_since`` says since when the
+store is not known to be current (None while a watch is established and streaming);
+``first_sync`` is set once the store has synced, or once it is known it will not
+(unavailable), for the requests that wait for it.
 """
 
+import asyncio
 import bisect
+import gc
+import time
 
 from dashboard_api import dataselect
 
@@ -108,9 +118,13 @@ class Lookup:
 class Store:
     """One resource's rows; ``generation`` counts the changes applied (views compare it)."""
 
-    def __init__(self, kind, indexes=None):
+    def __init__(self, kind, indexes=None, clock=time.monotonic):
         self.kind = kind
         self.state = SYNCING
+        self.synced_once = False
+        self.clock = clock
+        self.stale_since = clock()  # not current since then; None: current
+        self._first_sync = None
         self.generation = 0
         self.resource_version = None
         self.events = 0
@@ -123,6 +137,47 @@ class Store:
 
     def __len__(self):
         return len(self.rows)
+
+    # --- state -----------------------------------------------------------------------------
+
+    def set_state(self, name):
+        """The reflector says where it is: ``synced`` (a LIST completed, or a watch is
+        established), ``syncing`` (listing, or the watch failed) or ``unavailable`` (the
+        service identity may not list it). A store that has synced once goes on answering
+        while it is syncing again: it is only stale."""
+        if name == SYNCED:
+            self.stale_since = None
+            self.synced_once = True
+        elif self.stale_since is None:
+            self.stale_since = self.clock()
+        self.state = name
+        if name in (SYNCED, UNAVAILABLE) and self._first_sync is not None:
+            self._first_sync.set()
+
+    def serving(self):
+        """Whether lists may be answered from this store now (stale or not)."""
+        return self.state == SYNCED or (self.state == SYNCING and self.synced_once)
+
+    def staleness(self):
+        """Seconds since the store was last known current (0 while it is)."""
+        if self.stale_since is None:
+            return 0.0
+        return max(0.0, self.clock() - self.stale_since)
+
+    async def wait_first_sync(self, timeout):
+        """Returns True once the store serves, False when it will not (unavailable) or after
+        ``timeout`` seconds."""
+        if self.serving():
+            return True
+        if self.state == UNAVAILABLE:
+            return False
+        if self._first_sync is None:
+            self._first_sync = asyncio.Event()
+        try:
+            await asyncio.wait_for(self._first_sync.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+        return self.serving()
 
     # --- changes (event loop only) ---------------------------------------------------------
 
@@ -143,6 +198,7 @@ class Store:
         self._changed()
         self._stamps = {}
         self._replaced = self.generation
+        freeze_heap()
 
     def apply(self, kind_of_event, row, resource_version):
         if kind_of_event == "DELETED":
@@ -212,3 +268,15 @@ class Store:
             self._scopes.clear()
         found = self._scopes[key] = Scoped(items, self, key[0], objects)
         return found
+
+
+def freeze_heap():
+    """After a full LIST is in (first sync or re-list), move everything alive into the garbage
+    collector's permanent generation: the stores are long-lived, and a full collection would
+    otherwise walk every one of their objects (seconds at 150,000 pods, on the event loop).
+
+    No unfreeze around re-lists: rows are acyclic (dicts, lists, strings and slotted Rows),
+    so the rows a re-list replaces are freed by reference counting, frozen or not; unfreezing
+    would only make the next full collection walk the whole heap again. Objects made later
+    (watch events, requests) are collected as usual until the next freeze."""
+    gc.freeze()

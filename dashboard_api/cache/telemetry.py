@@ -1,5 +1,6 @@
 """The watch cache's series on /metrics: state per kind, objects held, events applied, watch
-restarts, authorization answers reused and asked."""
+restarts, seconds each kind has not been known current (0 while its watch streams; during a
+re-list, since the watch ended), authorization answers reused and asked."""
 
 from prometheus_client.core import Metric
 
@@ -28,6 +29,13 @@ class CacheCollector:
             objects.add_sample("dashboard_cache_objects", {"kind": kind}, held)
             events.add_sample("dashboard_cache_events_applied", {"kind": kind}, applied)
             restarts.add_sample("dashboard_cache_watch_restarts", {"kind": kind}, restarted)
+        stale = Metric("dashboard_cache_stale_seconds",
+                       "seconds since the kind's store was last known current (0 while its "
+                       "watch streams; during a re-list or a failed watch, since it ended)",
+                       "gauge")
+        for kind, cached in sorted(self.cache.by_name.items()):
+            stale.add_sample("dashboard_cache_stale_seconds", {"kind": kind},
+                             round(cached.store.staleness(), 3))
         authz = Metric("dashboard_cache_authorization_checks",
                        "list rights answered from the authorization cache (hit) or asked of the "
                        "API server (miss)", "counter")
@@ -35,4 +43,4 @@ class CacheCollector:
                          self.access.hits)
         authz.add_sample("dashboard_cache_authorization_checks", {"result": "miss"},
                          self.access.misses)
-        return [state, objects, events, restarts, authz]
+        return [state, objects, events, restarts, stale, authz]

@@ -10,10 +10,24 @@ turned into rows in the executor.
 The consumer gets ``replace(rows, version)``, ``apply(type, row, version)`` and ``state(name)``
 calls; ``to_row(obj)`` turns a decoded object into what it stores (it runs in the executor for
 LIST pages and on the event loop for single events).
+
+A re-list (after a 410, a failed watch) is reported as ``state("syncing")`` and ends with one
+``replace``: the consumer keeps answering from what it has meanwhile (cache/store.py). Watches
+ask for bookmarks (``allowWatchBookmarks``), so a resumed watch starts from a recent version and
+rarely meets a 410. Backoffs are jittered (between half and one and a half times the step), so
+that replicas and kinds failing together do not retry together.
+
+Test hooks, only with ``DASHBOARD_API_TEST_HOOKS=1`` in the environment: SIGUSR2 makes every
+reflector re-list when its current watch ends (as after a 410); ``DASHBOARD_API_WATCH_SECONDS``
+sets the watch length; ``DASHBOARD_API_LIST_PAGE_DELAY`` delays every LIST page by that many
+seconds (to make a sync or re-list observable).
 """
 
 import asyncio
 import logging
+import os
+import random
+import signal
 import ssl
 
 import tornado.httpclient
@@ -31,8 +45,31 @@ MIN_BACKOFF, MAX_BACKOFF = 0.5, 30.0
 FORBIDDEN_RETRY = 60.0     # a resource the service may not list is tried again this often
 
 
+TEST_HOOKS = os.environ.get("DASHBOARD_API_TEST_HOOKS") == "1"
+if TEST_HOOKS:
+    WATCH_SECONDS = int(os.environ.get("DASHBOARD_API_WATCH_SECONDS") or WATCH_SECONDS)
+PAGE_DELAY = float(os.environ.get("DASHBOARD_API_LIST_PAGE_DELAY") or 0) if TEST_HOOKS else 0.0
+_REFLECTORS = set()
+
+
 class Gone(Exception):
     """The resourceVersion is too old: list again."""
+
+
+def jittered(seconds):
+    return seconds * random.uniform(0.5, 1.5)
+
+
+def relist_all():
+    """Every reflector lists again when its current watch ends (the SIGUSR2 test hook)."""
+    for reflector in list(_REFLECTORS):
+        reflector.relist_requested = True
+
+
+def _install_hooks():
+    if TEST_HOOKS and not getattr(_install_hooks, "done", False):
+        asyncio.get_event_loop().add_signal_handler(signal.SIGUSR2, relist_all)
+        _install_hooks.done = True
 
 
 class Reflector:
@@ -43,14 +80,18 @@ class Reflector:
         self.consumer = consumer
         self.http = http
         self.restarts = 0
+        self.relist_requested = False
         self._task = None
         self._stopped = False
 
     def start(self):
+        _install_hooks()
+        _REFLECTORS.add(self)
         self._task = asyncio.ensure_future(self.run())
         return self._task
 
     def stop(self):
+        _REFLECTORS.discard(self)
         self._stopped = True
         if self._task is not None:
             self._task.cancel()
@@ -67,6 +108,9 @@ class Reflector:
                     backoff = MIN_BACKOFF
                 version = await self.watch(version)
                 backoff = MIN_BACKOFF
+                if self.relist_requested:
+                    self.relist_requested = False
+                    raise Gone()
             except asyncio.CancelledError:
                 raise
             except Gone:
@@ -80,19 +124,21 @@ class Reflector:
                                 "lists of it go to the API server", self.resource.plural,
                                 exc.code)
                     version = None
-                    await asyncio.sleep(FORBIDDEN_RETRY)
+                    await asyncio.sleep(jittered(FORBIDDEN_RETRY))
                     continue
                 self.consumer.state("syncing")
+                wait = jittered(backoff)
                 log.info("watch of %s failed (%s); retrying in %.1fs", self.resource.plural,
-                         exc.message, backoff)
-                await asyncio.sleep(backoff)
+                         exc.message, wait)
+                await asyncio.sleep(wait)
                 backoff = min(MAX_BACKOFF, backoff * 2)
             except Exception as exc:  # a network error, a bad reply: keep the cache alive
                 self.restarts += 1
                 self.consumer.state("syncing")
+                wait = jittered(backoff)
                 log.info("watch of %s failed (%s: %s); retrying in %.1fs",
-                         self.resource.plural, type(exc).__name__, exc, backoff)
-                await asyncio.sleep(backoff)
+                         self.resource.plural, type(exc).__name__, exc, wait)
+                await asyncio.sleep(wait)
                 backoff = min(MAX_BACKOFF, backoff * 2)
 
     async def list(self):
@@ -113,6 +159,8 @@ class Reflector:
         handle = self.cluster.service_handle()
         params = {"limit": LIST_CHUNK}
         for _ in range(MAX_LIST_PAGES):
+            if PAGE_DELAY:
+                await asyncio.sleep(PAGE_DELAY)
             try:
                 page = await handle.get(self.resource.path(), params)
             except ApiError as exc:

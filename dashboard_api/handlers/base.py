@@ -1,6 +1,7 @@
 """What every handler shares: the caller's identity, JSON in and out, errors, CSRF, metrics."""
 
 import logging
+import math
 import time
 
 import tornado.web
@@ -100,6 +101,10 @@ class BaseHandler(tornado.web.RequestHandler):
     def write_json(self, obj, status=200):
         self.set_status(status)
         self.set_header("Content-Type", JSON)
+        ages = [f.cache_age for f in self._fetches if hasattr(f, "cache_age")]
+        if ages:  # answered from the watch cache: how stale its oldest store read was
+            # tenths, rounded up: "0.0" only when every store read was current
+            self.set_header("X-Dashboard-Cache-Age", "%.1f" % (math.ceil(max(ages) * 10) / 10))
         self.finish(ujson.dumps(obj, ensure_ascii=False, escape_forward_slashes=False))
 
     def write_error(self, status_code, **kwargs):

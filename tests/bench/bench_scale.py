@@ -1,0 +1,522 @@
+"""Benchmark of issue #19: the gateway at Kubernetes' own limit (150,000 pods) against the
+stand-in API server (tests/bench/standin.py). Not part of the test suite.
+
+    .venv/bin/python -m tests.bench.bench_scale [--pods 150000] [--rates 0,200] [--json out.json]
+
+It starts the stand-in (one process, 127.0.0.1), measures the reference (the stand-in's own LIST
+of every pod in pages of 1,000, decoded with the standard ``json`` module), then per churn rate
+(changes a second) starts one gateway process against it (a kubeconfig with a service token
+pointing at the stand-in; metrics off) and measures, for the gateway process alone:
+
+- start to ``/readyz`` 200, as a ratio to the reference;
+- a page asked right after start, while the cache first syncs (time to its first answer and its
+  status; a 503 is retried after its Retry-After until a 200, also timed);
+- RSS at ready, and peak (VmHWM at the end of the run, re-list included); VmRSS is also sampled;
+- one page (10 pods, all namespaces) p50, back to back and 0.25 s apart, sorted by creation time
+  and by status (a key the churn changes: the second container alternates between running and
+  CrashLoopBackOff);
+- 64 clients, each with its own token, for ``--clients-seconds``: p50/p95/max, req/s, errors;
+- a forced 410 (every watch gets an ERROR 410 and versions are compacted): the next page, and
+  every page asked by 8 clients until the gateway has re-listed (max, non-200s), with the LIST
+  pages and bytes the stand-in served meanwhile (beyond the gateway's own re-list: callers'
+  pass-through LISTs), and the staleness the gateway reported (``X-Dashboard-Cache-Age``).
+
+Everything started is stopped at the end (and on errors); each phase is bounded in time.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+import urllib3
+
+from tests.cluster.procs import free_ports
+from tests.support.gateway import ROOT, Gateway
+
+CLIENTS = 64
+PAGE = {"itemsPerPage": "10", "page": "1"}
+SORTS = {"creation": "d,creationTimestamp", "status": "a,status"}
+
+
+def log(msg):
+    print("[bench_scale %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+def pct(samples, q):
+    if not samples:
+        return None
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def ms(value):
+    return None if value is None else round(value * 1000, 2)
+
+
+class StandIn:
+    def __init__(self, pods, bookmark_seconds=5.0, max_seconds=3600):
+        [self.port] = free_ports(1)
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.log_file = tempfile.NamedTemporaryFile(prefix="standin-", suffix=".log",
+                                                    delete=False)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.bench.standin", "--pods", str(pods), "--port",
+             str(self.port), "--bookmark-seconds", str(bookmark_seconds), "--max-seconds",
+             str(max_seconds)], cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log_file)
+        line = self.proc.stdout.readline()
+        if b"READY" not in line:
+            self.stop()
+            raise RuntimeError("the stand-in did not start: %s" % open(self.log_file.name).read())
+        self.http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(connect=5,
+                                                                               read=300))
+
+    def admin(self, action, **params):
+        r = self.http.request("POST", "%s/_standin/%s?%s" % (self.url, action,
+                                                            urllib.parse.urlencode(params)))
+        assert r.status == 200, r.data
+
+    def stats(self):
+        return json.loads(self.http.request("GET", self.url + "/_standin/stats").data)
+
+    def kubeconfig(self, directory):
+        path = os.path.join(directory, "kubeconfig")
+        with open(path, "w") as f:
+            json.dump({"apiVersion": "v1", "kind": "Config", "current-context": "standin",
+                       "clusters": [{"name": "standin", "cluster": {"server": self.url}}],
+                       "users": [{"name": "svc", "user": {"token": "service-dashboard"}}],
+                       "contexts": [{"name": "standin", "context": {"cluster": "standin",
+                                                                    "user": "svc"}}]}, f)
+        return path
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def reference_list(url, chunk=1000, budget=600):
+    """The stand-in's own LIST of every pod in pages of ``chunk``, decoded with ``json``."""
+    http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(connect=5, read=120))
+    params = {"limit": chunk}
+    started = time.perf_counter()
+    count = 0
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
+        r = http.request("GET", url + "/api/v1/pods?" + urllib.parse.urlencode(params),
+                         headers={"Authorization": "Bearer reference"})
+        body = json.loads(r.data)
+        count += len(body["items"])
+        token = body["metadata"].get("continue")
+        if not token:
+            break
+        params["continue"] = token
+    return time.perf_counter() - started, count
+
+
+def start_gateway(standin, directory, extra=()):
+    [port] = free_ports(1)
+    argv = [sys.executable, "-m", "dashboard_api", "--apiserver-host", standin.url,
+            "--kubeconfig", standin.kubeconfig(directory), "--insecure-bind-address",
+            "127.0.0.1", "--insecure-port", str(port), "--drain-period", "0",
+            "--metrics-provider", "none"] + list(extra)
+    log_file = tempfile.NamedTemporaryFile(prefix="gateway-scale-", suffix=".log", delete=False)
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=log_file, stderr=subprocess.STDOUT)
+    gw = Gateway(proc, "http://127.0.0.1:%d" % port, log_file.name)
+    gw.port = port
+    return gw
+
+
+def memory(pid):
+    """(VmRSS, VmHWM) in MiB."""
+    values = {}
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(("VmRSS:", "VmHWM:")):
+                    values[line.split(":")[0]] = int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return values.get("VmRSS"), values.get("VmHWM")
+
+
+class Sampler:
+    """VmRSS every 0.1 s: the highest seen (VmHWM says the same, without sampling)."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.peak = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.wait(0.1):
+            rss, _ = memory(self.pid)
+            if rss:
+                self.peak = max(self.peak, rss)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(2)
+
+
+def pool():
+    return urllib3.PoolManager(retries=False, maxsize=1,
+                               timeout=urllib3.Timeout(connect=5, read=180))
+
+
+def page(http, gw, token, sort, namespace=""):
+    path = "/api/v1/pod" + ("/" + namespace if namespace else "")
+    params = dict(PAGE, sortBy=SORTS[sort])
+    t0 = time.perf_counter()
+    r = http.request("GET", gw.url + path + "?" + urllib.parse.urlencode(params),
+                     headers={"Authorization": "Bearer " + token})
+    seconds = time.perf_counter() - t0
+    ok = r.status == 200
+    if ok:
+        body = json.loads(r.data)
+        ok = len(body.get("pods") or []) == 10
+    return seconds, r.status if ok or r.status != 200 else "wrong page", r
+
+
+def first_page_while_syncing(gw, out, budget):
+    """One page asked at start: time to its first answer; 503s retried after Retry-After."""
+    http = pool()
+    t0 = time.perf_counter()
+    deadline = time.monotonic() + budget
+    first = None
+    while time.monotonic() < deadline:
+        try:
+            seconds, status, resp = page(http, gw, "early-caller", "creation")
+        except urllib3.exceptions.HTTPError:
+            time.sleep(0.1)  # not listening yet
+            continue
+        if first is None:
+            first = {"first_answer_s": round(time.perf_counter() - t0, 2), "status": status}
+        if status == 200:
+            first["to_200_s"] = round(time.perf_counter() - t0, 2)
+            break
+        time.sleep(float(resp.headers.get("Retry-After") or 1))
+    out.update(first or {"status": "no answer"})
+
+
+def wait_ready(gw, budget):
+    http = pool()
+    t0 = time.perf_counter()
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
+        if gw.proc.poll() is not None:
+            raise RuntimeError("gateway exited:\n%s" % gw.log())
+        try:
+            if http.request("GET", gw.url + "/readyz").status == 200:
+                return time.perf_counter() - t0
+        except urllib3.exceptions.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("gateway not ready within %ss" % budget)
+
+
+def sequential(gw, sort, count, gap, budget):
+    http = pool()
+    samples, errors = [], {}
+    deadline = time.monotonic() + budget
+    for n in range(count):
+        if n >= 3 and time.monotonic() > deadline:
+            break
+        seconds, status, _ = page(http, gw, "seq-user", sort)
+        if status == 200:
+            samples.append(seconds)
+        else:
+            errors[str(status)] = errors.get(str(status), 0) + 1
+        if gap:
+            time.sleep(gap)
+    return {"p50_ms": ms(statistics.median(samples)) if samples else None,
+            "n": len(samples), "errors": errors}
+
+
+def clients(gw, sort, seconds, count=CLIENTS):
+    results = [[] for _ in range(count)]
+    barrier = threading.Barrier(count)
+    deadline = [0.0]
+
+    def client(k):
+        http = pool()
+        barrier.wait(60)
+        while time.monotonic() < deadline[0]:
+            try:
+                took, status, _ = page(http, gw, "client-%02d" % k, sort)
+            except urllib3.exceptions.HTTPError as exc:
+                results[k].append((None, type(exc).__name__))
+                continue
+            results[k].append((took, status))
+
+    deadline[0] = time.monotonic() + seconds + min(5, seconds)
+    threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(count)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(seconds + 240)
+    wall = time.perf_counter() - t0
+    flat = [r for rs in results for r in rs]
+    ok = [s for s, status in flat if status == 200]
+    errors = {}
+    for _, status in flat:
+        if status != 200:
+            errors[str(status)] = errors.get(str(status), 0) + 1
+    return {"p50_ms": ms(pct(ok, 0.5)), "p95_ms": ms(pct(ok, 0.95)),
+            "max_ms": ms(max(ok) if ok else None), "rps": round(len(ok) / wall, 1),
+            "requests": len(flat), "errors": errors}
+
+
+def gateway_restarts(gw):
+    text = pool().request("GET", gw.url + "/metrics").data.decode()
+    for line in text.splitlines():
+        if line.startswith('dashboard_cache_watch_restarts_total{kind="pod"}') or \
+                line.startswith('dashboard_cache_watch_restarts{kind="pod"}'):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def after_410(gw, standin, budget, watchers=8):
+    """A forced 410; the next page; pages by ``watchers`` clients until the re-list is done."""
+    before = standin.stats()
+    restarts = gateway_restarts(gw)
+    standin.admin("expire")
+    t0 = time.perf_counter()
+    http = pool()
+    took, status, resp = page(http, gw, "after-410", "creation")
+    result = {"next_page_ms": ms(took), "next_page_status": status,
+              "next_page_cache_age": resp.headers.get("X-Dashboard-Cache-Age")}
+    samples, errors, ages = [], {}, []
+    done = threading.Event()
+    deadline = time.monotonic() + budget
+
+    def client(k):
+        h = pool()
+        while not done.is_set() and time.monotonic() < deadline:
+            try:
+                s, st, r = page(h, gw, "relist-%d" % k, "creation")
+            except urllib3.exceptions.HTTPError as exc:
+                errors[type(exc).__name__] = errors.get(type(exc).__name__, 0) + 1
+                continue
+            if st == 200:
+                samples.append(s)
+                age = r.headers.get("X-Dashboard-Cache-Age")
+                if age is not None:
+                    ages.append(float(age))
+            else:
+                errors[str(st)] = errors.get(str(st), 0) + 1
+            time.sleep(0.1)
+
+    threads = [threading.Thread(target=client, args=(k,), daemon=True)
+               for k in range(watchers)]
+    for t in threads:
+        t.start()
+    # re-listed: the gateway counted a restart and the stand-in served a complete pod LIST
+    while time.monotonic() < deadline:
+        now = standin.stats()
+        if now["pod_lists_completed"] > before["pod_lists_completed"] and \
+                gateway_restarts(gw) > restarts:
+            break
+        time.sleep(0.2)
+    relisted = time.perf_counter() - t0
+    time.sleep(1.0)
+    done.set()
+    for t in threads:
+        t.join(200)
+    after = standin.stats()
+    pages = after["pod_list_pages"] - before["pod_list_pages"]
+    result.update({
+        "relist_s": round(relisted, 1), "pages_during": len(samples),
+        "max_ms": ms(max(samples) if samples else None),
+        "p50_ms": ms(pct(samples, 0.5)), "errors": errors,
+        "max_cache_age_s": max(ages) if ages else None,
+        "standin_list_pages": pages,
+        "standin_list_mib": round((after["list_bytes"] - before["list_bytes"]) / 2**20, 1),
+        "pod_lists_completed": after["pod_lists_completed"] - before["pod_lists_completed"]})
+    return result
+
+
+def run_rate(standin, rate, args, directory, reference):
+    log("churn %s/s: starting a gateway" % rate)
+    standin.admin("churn", rate=rate)
+    gw = start_gateway(standin, directory)
+    sampler = Sampler(gw.proc.pid)
+    out = {"rate": rate}
+    try:
+        early = {}
+        early_thread = threading.Thread(target=first_page_while_syncing,
+                                        args=(gw, early, args.budget), daemon=True)
+        t0 = time.perf_counter()
+        early_thread.start()
+        ready = wait_ready(gw, args.budget) + 0.0
+        ready = time.perf_counter() - t0
+        out["ready_s"] = round(ready, 1)
+        out["ready_ratio"] = round(ready / reference, 2)
+        out["rss_ready_mib"] = round(memory(gw.proc.pid)[0] or 0)
+        early_thread.join(args.budget)
+        out["page_while_first_sync"] = early
+        log("ready in %.1fs (%.2fx), RSS %s MiB; early page %s" % (
+            ready, ready / reference, out["rss_ready_mib"], early))
+        quick = args.quick
+        time.sleep(0 if quick else 2)
+        for sort in SORTS:
+            out["page_" + sort] = {
+                "back_to_back": sequential(gw, sort, 5 if quick else 40, 0, 60),
+                "spaced_0.25s": sequential(gw, sort, 3 if quick else 20, 0.25, 60)}
+            log("page by %s: %s" % (sort, out["page_" + sort]))
+        for sort in SORTS:
+            out["clients_" + sort] = clients(gw, sort, args.clients_seconds,
+                                             count=8 if quick else CLIENTS)
+            log("64 clients by %s: %s" % (sort, out["clients_" + sort]))
+        out["deny"] = page(pool(), gw, "deny-me", "creation")[1]
+        out["after_410"] = after_410(gw, standin, args.budget, watchers=2 if quick else 8)
+        log("after 410: %s" % out["after_410"])
+        out["rss_end_mib"] = round(memory(gw.proc.pid)[0] or 0)
+        out["rss_peak_mib"] = round(max(memory(gw.proc.pid)[1] or 0, sampler.peak))
+    finally:
+        sampler.stop()
+        gw.stop()
+    log("churn %s/s done: peak %s MiB" % (rate, out.get("rss_peak_mib")))
+    return out
+
+
+def sidecar_phase(standin, directory, args, scrapes=3):
+    """The metrics sidecar against the stand-in's metrics.k8s.io and pods: seconds of each
+    scrape (its own log line) and its RSS after each, and its peak."""
+    [port] = free_ports(1)
+    log_file = tempfile.NamedTemporaryFile(prefix="sidecar-scale-", suffix=".log", delete=False)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "metrics_sidecar", "--kubeconfig", standin.kubeconfig(directory),
+         "--bind-address", "127.0.0.1", "--port", str(port), "--metric-resolution", "15s",
+         "-v", "1"], cwd=ROOT, stdout=log_file, stderr=subprocess.STDOUT)
+    sampler = Sampler(proc.pid)
+    out = {"scrape_s": [], "rss_after_scrape_mib": []}
+    deadline = time.monotonic() + args.budget * 2
+    try:
+        seen = 0
+        while time.monotonic() < deadline and len(out["scrape_s"]) < scrapes:
+            if proc.poll() is not None:
+                raise RuntimeError("sidecar exited:\n" + open(log_file.name).read()[-3000:])
+            lines = [line for line in open(log_file.name).read().splitlines()
+                     if "scraped" in line and "pod containers in" in line]
+            for line in lines[seen:]:
+                out["scrape_s"].append(float(line.rsplit(" in ", 1)[1].rstrip("s")))
+                out["rss_after_scrape_mib"].append(round(memory(proc.pid)[0] or 0))
+                out["containers"] = int(line.split(" and ")[1].split()[0])
+            seen = len(lines)
+            time.sleep(0.2)
+        out["rss_peak_mib"] = round(max(memory(proc.pid)[1] or 0, sampler.peak))
+    finally:
+        sampler.stop()
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    log("sidecar: %s" % out)
+    return out
+
+
+def table(result):
+    ref = result["reference_s"]
+    rates = result["rates"]
+    head = "| | " + " | ".join("%s changes/s" % r["rate"] for r in rates) + " |"
+    lines = [head, "|---|" + "---|" * len(rates)]
+
+    def row(name, fn):
+        cells = []
+        for r in rates:
+            try:
+                cells.append(fn(r))
+            except (KeyError, TypeError):
+                cells.append("-")
+        lines.append("| %s | %s |" % (name, " | ".join(cells)))
+
+    row("start to /readyz", lambda r: "%.1f s (%.2fx the reference %.1f s)" % (
+        r["ready_s"], r["ready_ratio"], ref))
+    row("RSS at ready / peak", lambda r: "%s / %s MiB" % (r["rss_ready_mib"],
+                                                          r["rss_peak_mib"]))
+    for sort in SORTS:
+        row("one page p50, by %s (back to back / 0.25 s apart)" % sort,
+            lambda r, s=sort: "%s / %s ms" % (r["page_" + s]["back_to_back"]["p50_ms"],
+                                             r["page_" + s]["spaced_0.25s"]["p50_ms"]))
+    for sort in SORTS:
+        row("64 clients by %s: p50/p95/max, req/s, errors" % sort,
+            lambda r, s=sort: "%s/%s/%s ms, %s req/s, %s" % (
+                r["clients_" + s]["p50_ms"], r["clients_" + s]["p95_ms"],
+                r["clients_" + s]["max_ms"], r["clients_" + s]["rps"],
+                r["clients_" + s]["errors"] or "none"))
+    row("after every watch gets 410: next page; re-list; pages meanwhile max; non-200; "
+        "LIST pages served", lambda r: "%s ms (%s); %s s; %s ms; %s; %s pages %s MiB" % (
+            r["after_410"]["next_page_ms"], r["after_410"]["next_page_status"],
+            r["after_410"]["relist_s"], r["after_410"]["max_ms"],
+            r["after_410"]["errors"] or "none", r["after_410"]["standin_list_pages"],
+            r["after_410"]["standin_list_mib"]))
+    row("a page asked while the cache first syncs", lambda r: "%s after %s s (200 after %s s)"
+        % (r["page_while_first_sync"].get("status"),
+           r["page_while_first_sync"].get("first_answer_s"),
+           r["page_while_first_sync"].get("to_200_s")))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="issue #19 benchmark at scale")
+    parser.add_argument("--pods", type=int, default=150000)
+    parser.add_argument("--rates", default="0,200", help="churn rates, changes a second")
+    parser.add_argument("--clients-seconds", type=float, default=10.0)
+    parser.add_argument("--budget", type=float, default=300.0,
+                        help="bound of each waiting phase, seconds")
+    parser.add_argument("--json", default=None, help="write the results here")
+    parser.add_argument("--quick", action="store_true",
+                        help="a few requests per phase and 8 clients (the smoke test)")
+    parser.add_argument("--sidecar", action="store_true",
+                        help="also measure the metrics sidecar's scrapes (--rates '' for only "
+                             "that)")
+    args = parser.parse_args(argv)
+    result = {"pods": args.pods, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    standin = StandIn(args.pods, max_seconds=3 * 3600)
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-scale-") as directory:
+            seconds, count = reference_list(standin.url)
+            assert count == args.pods, count
+            result["reference_s"] = round(seconds, 2)
+            log("reference LIST of %d pods in pages of 1,000 with json: %.2fs" % (count,
+                                                                                 seconds))
+            result["rates"] = [run_rate(standin, float(rate), args, directory, seconds)
+                               for rate in args.rates.split(",") if rate]
+            if args.sidecar:
+                standin.admin("churn", rate=0)
+                result["sidecar"] = sidecar_phase(standin, directory, args)
+            stats = standin.stats()
+            result["standin"] = {k: stats[k] for k in ("watches", "watches_with_bookmarks",
+                                                       "bookmarks_sent", "gone_sent",
+                                                       "access_reviews", "refused")}
+    finally:
+        standin.stop()
+    result["table"] = table(result) if result.get("rates") else ""
+    if result.get("sidecar"):
+        side = result["sidecar"]
+        result["table"] += "\n\nmetrics sidecar: scrapes %s s; RSS after each %s MiB; peak %s MiB" \
+            % (side["scrape_s"], side["rss_after_scrape_mib"], side.get("rss_peak_mib"))
+    print(result["table"])
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=2)
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""Keeps the issue #19 benchmark from rotting: the stand-in API server and the benchmark at
+300 pods, quickly (figures are not checked, only that every phase ran and answered)."""
+
+import json
+import subprocess
+import sys
+
+from tests.support.gateway import ROOT
+
+
+def test_bench_scale_runs_at_300_pods(tmp_path):
+    out = tmp_path / "scale.json"
+    subprocess.run([sys.executable, "-m", "tests.bench.bench_scale", "--pods", "300",
+                    "--rates", "200", "--quick", "--clients-seconds", "1", "--budget", "30",
+                    "--json", str(out)], cwd=ROOT, check=True, timeout=120,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    result = json.loads(out.read_text())
+    [rate] = result["rates"]
+    assert rate["page_while_first_sync"]["status"] == 200
+    assert rate["page_creation"]["back_to_back"]["errors"] == {}
+    assert rate["page_status"]["back_to_back"]["errors"] == {}
+    assert rate["clients_creation"]["errors"] == {}
+    assert rate["deny"] == 403                          # the stand-in refused that token
+    after = rate["after_410"]
+    assert after["next_page_status"] == 200 and after["errors"] == {}
+    assert after["pod_lists_completed"] >= 1            # the gateway re-listed
+    assert result["standin"]["watches_with_bookmarks"] >= 1
+    assert "| start to /readyz |" in result["table"]
