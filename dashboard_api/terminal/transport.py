@@ -116,6 +116,16 @@ class _OwnOrigin:
         if not same_origin(self.request):
             raise tornado.web.HTTPError(403, "cross-origin request refused")
 
+    def preflight(self):
+        pass
+
+    def verify_origin(self):
+        return True
+
+    def flush(self, include_footers=False):
+        self.last_write = super().flush(include_footers)
+        return self.last_write
+
 
 class _OwnSession(_OwnOrigin):
     """For the transports that carry a session (xhr, xhr_streaming, eventsource, xhr_send):
@@ -125,7 +135,7 @@ class _OwnSession(_OwnOrigin):
 
     def prepare(self):
         super().prepare()
-        owners = getattr(self.server, "owners", None) or owner_mod.Owners(os.urandom(32))
+        owners = self.server.owners  # set by url_specs()
         session_id = self.path_kwargs.get("session_id", "")
         session = self.server.get_session(session_id)
         if session is not None:
@@ -148,16 +158,6 @@ class _OwnSession(_OwnOrigin):
         if self._owner_nonce is not None and self.session is not None:
             self.session.owner = self._owner_nonce
         return attached
-
-    def preflight(self):
-        pass
-
-    def verify_origin(self):
-        return True
-
-    def flush(self, include_footers=False):
-        self.last_write = super().flush(include_footers)
-        return self.last_write
 
 
 class _WebSocket(transports.WebSocketTransport):
@@ -196,5 +196,7 @@ def router(connection, owner_key=None):
 
 def url_specs(sockjs_router):
     """The router's URL specs with the unsafe handlers left out and the rest made safe."""
+    if getattr(sockjs_router, "owners", None) is None:
+        sockjs_router.owners = owner_mod.Owners(os.urandom(32))
     return [(pattern, _safe(cls), kwargs) for pattern, cls, kwargs in sockjs_router.urls
             if cls not in _DROPPED]
