@@ -6,12 +6,13 @@ connections that have not bound a shell id yet are kept apart from the bound one
 
 * an unbound connection is closed (code 2) when it has bound nothing ``UNBOUND_DEADLINE``
   seconds after opening (a browser binds within milliseconds of the open);
-* at most ``UNBOUND_LIMIT`` unbound connections are open at once, and at most
-  ``UNBOUND_PER_CLIENT`` of one client address (the peer, or the forwarded address when the
-  peer is one of --trusted-proxies: see proxies.py). At a budget, the OLDEST unbound
-  connection of the client (or of all) is closed to make room: a flood of anonymous
-  connections then only ever evicts itself, while a browser's connection, which binds at once,
-  gets its turn;
+* at most ``UNBOUND_PER_CLIENT`` unbound connections of one client address are open at once
+  (the peer, or the forwarded address when the peer is one of --trusted-proxies: see
+  proxies.py): a client at its budget gets 429 before its request becomes a SockJS
+  connection (transport.py asks ``Gate.client_full``), the cheapest answer there is;
+* at most ``UNBOUND_LIMIT`` unbound connections are open at once in all: at that budget the
+  OLDEST unbound connection is closed to make room, so that a flood from many addresses only
+  ever evicts itself, while a browser's connection, which binds at once, gets its turn;
 * one endpoint keeps at most a fixed number of connections open in all, bound or not (see
   ``connection_class``); when they are all bound, new ones are refused.
 """
@@ -40,6 +41,7 @@ UNBOUND_DEADLINE = 5
 UNKNOWN_SESSION = "unknown or expired terminal session"
 NO_BIND = "no terminal session bound within %d seconds" % UNBOUND_DEADLINE
 BUSY = "too many terminal connections open; try again later"
+CLIENT_BUSY = "too many terminal connections of this client waiting for a session"
 EVICTED = "too many terminal connections waiting for a session; closed to make room"
 
 
@@ -82,6 +84,11 @@ class Gate:
     def leave(self):
         self.open -= 1
         self._full = False
+
+    def client_full(self, client):
+        """Whether `client` already holds its budget of unbound connections."""
+        mine = self._of_client.get(client)
+        return mine is not None and len(mine) >= self.per_client
 
     def admit_unbound(self, conn, client):
         """Counts `conn` (unbound, from `client`) in; returns False when there is no room even

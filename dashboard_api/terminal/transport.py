@@ -127,6 +127,17 @@ class _OwnOrigin:
         return self.last_write
 
 
+def refuse_when_client_full(handler):
+    """429 before a request becomes a new SockJS connection when its client holds its budget
+    of connections that have bound nothing yet (connection.py)."""
+    conn_class = handler.server.get_connection_class()
+    gate = getattr(conn_class, "gate", None)
+    if gate is not None and gate.client_full(conn_class.proxies.client(
+            handler.request.headers, handler.request.remote_ip)):
+        raise tornado.web.HTTPError(429, "too many terminal connections of this client "
+                                         "waiting for a session")
+
+
 class _OwnSession(_OwnOrigin):
     """For the transports that carry a session (xhr, xhr_streaming, eventsource, xhr_send):
     only the session's opener may use it (see the module doc)."""
@@ -146,6 +157,7 @@ class _OwnSession(_OwnOrigin):
         elif isinstance(self, transports.XhrSendHandler):
             pass  # no such session: the library answers 404
         else:  # this request opens the session: its answer carries the secret
+            refuse_when_client_full(self)
             value, self._owner_nonce = owners.issue(session_id)
             self.set_cookie(owner_mod.COOKIE, value, path=self.request.path.rsplit("/", 1)[0],
                             httponly=True, samesite="Strict",
@@ -162,6 +174,10 @@ class _OwnSession(_OwnOrigin):
 
 class _WebSocket(transports.WebSocketTransport):
     last_write = None
+
+    def prepare(self):
+        super().prepare()
+        refuse_when_client_full(self)
 
     def write_message(self, message, binary=False):
         self.last_write = super().write_message(message, binary)

@@ -276,18 +276,21 @@ async def is_open(ws, seconds=0.3):
     return message is not None and not message.startswith("c")
 
 
-@pytest.mark.gen_test(timeout=30)
-async def test_unbound_connections_evict_the_oldest_and_bound_ones_are_limited():
-    conn_class = connection.connection_class(FakeSessions(), limit=3, unbound_limit=2,
-                                             per_client=2)
+async def endpoint(**budgets):
+    conn_class = connection.connection_class(FakeSessions(), **budgets)
     app = tornado.web.Application(transport.url_specs(transport.router(conn_class)))
     server = tornado.httpserver.HTTPServer(app)
     [port] = free_ports(1)
     server.listen(port, "127.0.0.1")
-    base = "http://127.0.0.1:%d%s" % (port, transport.PREFIX)
+    return conn_class, server, "http://127.0.0.1:%d%s" % (port, transport.PREFIX)
+
+
+@pytest.mark.gen_test(timeout=30)
+async def test_unbound_connections_evict_the_oldest_and_bound_ones_are_limited():
+    conn_class, server, base = await endpoint(limit=3, unbound_limit=2, per_client=5)
     try:
         a, b = await raw_sockjs(base, "a"), await raw_sockjs(base, "b")
-        c = await raw_sockjs(base, "c")  # this client's third unbound one: the oldest goes
+        c = await raw_sockjs(base, "c")  # a third unbound one: the oldest makes room
         assert await closing_frame(a) == [2, connection.EVICTED]
         b.write_message(bind_frame("ok-b"))
         c.write_message(bind_frame("ok-c"))
@@ -304,6 +307,30 @@ async def test_unbound_connections_evict_the_oldest_and_bound_ones_are_limited()
         for ws in (b, c, e):
             ws.close()
     finally:
+        server.stop()
+
+
+@pytest.mark.gen_test(timeout=30)
+async def test_a_client_at_its_unbound_budget_gets_429_before_any_connection():
+    conn_class, server, base = await endpoint(limit=10, per_client=2)
+    client = tornado.httpclient.AsyncHTTPClient(force_instance=True)
+    try:
+        a, b = await raw_sockjs(base, "a"), await raw_sockjs(base, "b")
+        for attempt in (raw_sockjs(base, "c"),
+                        client.fetch(base + "/000/x/xhr", method="POST", body=b""),
+                        client.fetch(base + "/000/y/xhr_streaming", method="POST", body=b"")):
+            with pytest.raises(tornado.httpclient.HTTPClientError) as refused:
+                await attempt
+            assert refused.value.code == 429
+        assert await is_open(a, 0.1) and await is_open(b, 0.1)
+        a.write_message(bind_frame("ok-a"))  # bound: out of the budget, room for one more
+        assert await is_open(a)
+        c = await raw_sockjs(base, "c")
+        assert conn_class.gate.open == 3
+        for ws in (a, b, c):
+            ws.close()
+    finally:
+        client.close()
         server.stop()
 
 
