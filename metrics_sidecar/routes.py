@@ -111,7 +111,9 @@ class Base(tornado.web.RequestHandler):
     def prepare(self):
         if self.token is not None:
             self.authorized = token_matches(self.request.headers, self.token)
-            if not self.authorized and not self.open_without_token:
+            presented = self.request.headers.get(TOKEN_HEADER) is not None or \
+                self.request.headers.get("Authorization") is not None
+            if not self.authorized and (presented or not self.open_without_token):
                 self.set_header("WWW-Authenticate", 'Bearer realm="metrics-sidecar"')
                 self.fail(HttpError(401, "Unauthorized", "the sidecar's token is required "
                                     "(--sidecar-token-file)"))
@@ -284,7 +286,9 @@ class Download(Base):
 
 
 class Health(Base):
-    # Probes (kubelet) carry no token: open, but the scrape details only to the token holder.
+    # Probes (kubelet) carry no token: open to a request without credentials, but the scrape
+    # details only to the token holder; a wrong token gets 401 (a misconfigured gateway then
+    # sees the sidecar as unhealthy instead of failing later on every metrics call).
     open_without_token = True
 
     def get(self):

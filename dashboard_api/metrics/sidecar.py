@@ -29,8 +29,12 @@ TOKEN_HEADER = "X-Dashboard-Sidecar-Token"
 def read_token(path):
     """The token in file `path`, surrounding white space dropped; raises OSError (unreadable
     or empty)."""
-    with open(path, encoding="utf-8") as f:
-        token = f.read().strip()
+    try:
+        with open(path, encoding="utf-8") as f:
+            token = f.read().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OSError("cannot read --sidecar-token-file %s: %s"
+                      % (path, getattr(exc, "strerror", None) or exc)) from None
     if not token:
         raise OSError("--sidecar-token-file %s is empty" % path)
     return token
