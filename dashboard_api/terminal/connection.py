@@ -41,7 +41,6 @@ UNBOUND_DEADLINE = 5
 UNKNOWN_SESSION = "unknown or expired terminal session"
 NO_BIND = "no terminal session bound within %d seconds" % UNBOUND_DEADLINE
 BUSY = "too many terminal connections open; try again later"
-CLIENT_BUSY = "too many terminal connections of this client waiting for a session"
 EVICTED = "too many terminal connections waiting for a session; closed to make room"
 
 

@@ -134,8 +134,8 @@ def refuse_when_client_full(handler):
     gate = getattr(conn_class, "gate", None)
     if gate is not None and gate.client_full(conn_class.proxies.client(
             handler.request.headers, handler.request.remote_ip)):
-        raise tornado.web.HTTPError(429, "too many terminal connections of this client "
-                                         "waiting for a session")
+        # No log message: a flood would write one warning per attempt (the Gate warns once).
+        raise tornado.web.HTTPError(429)
 
 
 class _OwnSession(_OwnOrigin):
