@@ -4,9 +4,10 @@ Before: 1,000 anonymous websocket connections filled the endpoint's connection l
 legitimate shell was refused ("too many terminal connections open"). Now connections that have
 not bound a shell id have budgets of their own: per client address (beyond it, 429 before any
 connection is made) and in all (beyond it the oldest is closed to make room), and a deadline
-of a few seconds; a browser's connection, which binds at once, gets in and works. The client address is the peer's unless the peer is
-one of --trusted-proxies (then the forwarded address): tested behind nginx, with and without
-the flag, and with forged X-Forwarded-For headers sent straight to the gateway.
+of a few seconds; a browser's connection, which binds at once, gets in and works. The client
+address is the peer's unless the peer is one of --trusted-proxies (then the forwarded
+address): tested behind nginx, with and without the flag, and with forged X-Forwarded-For
+headers sent straight to the gateway.
 
 The flood comes from 127.0.0.2 (another loopback address: another client), the shell from
 127.0.0.1. The test raises its open-file limit (within the hard limit) before starting the
@@ -63,10 +64,11 @@ def shell_namespace(cluster):
 
 
 class Flood:
-    """FLOOD anonymous SockJS websocket connections from ATTACKER, each opened again
-    RETRY_SECONDS after the gateway closes it, until stopped: an asyncio loop in a process of its own (in this
-    one it would take the interpreter lock from the probe's threads and slow the probe, not
-    the gateway)."""
+    """FLOOD slots of anonymous SockJS websocket connections from ATTACKER, attempts paced at
+    RATE: a refused attempt is made again at once, a connection the gateway closes is opened
+    again RETRY_SECONDS later, until stopped. An asyncio loop in a process of its own (in
+    this one it would take the interpreter lock from the probe's threads and slow the probe,
+    not the gateway)."""
 
     def __init__(self, port, count=FLOOD):
         ctx = multiprocessing.get_context("spawn")
