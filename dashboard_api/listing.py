@@ -31,7 +31,7 @@ import functools
 
 from dashboard_api import dataselect, kinds
 from dashboard_api.cache import slim
-from dashboard_api.cache.access import Access
+from dashboard_api.cache.access import Access, Budget
 from dashboard_api.cache.store import Row
 from dashboard_api.cluster.discovery import Resource
 from dashboard_api.errors import ApiError, is_forbidden
@@ -199,6 +199,7 @@ class Fetch:
         self.source = source or DEFAULT_SOURCE
         self.errors = []
         self.lease = Lease()
+        self.reviews = None  # the request's review budget (cache/access.py), made when needed
 
     def close(self):
         """The request has ended: its list slot, if it took one, is free again."""
@@ -233,9 +234,12 @@ class Fetch:
         resource = await self.resource(kind)
         candidates = await self.source.namespace_candidates(self)
         access = self.source.access
+        if self.reviews is None:
+            self.reviews = Budget()
         checks = await asyncio.gather(*(
             access.allowed(self.handle, verb, resource, ns,
-                           name=ns if resource.plural == "namespaces" else None)
+                           name=ns if resource.plural == "namespaces" else None,
+                           budget=self.reviews)
             for ns in candidates[:MAX_CANDIDATE_NAMESPACES]))
         return [ns for ns, ok in zip(candidates, checks) if ok]
 

@@ -178,7 +178,30 @@ def parser():
     p.add_argument("-v", "--log-level", default="info",
                    choices=("debug", "info", "warning", "error"),
                    help="log verbosity; request bodies are logged (redacted) only at debug")
+    _add_hostile_input_flags(p)
     return p
+
+
+def _trusted_proxies(text):
+    from dashboard_api import proxies
+    try:
+        return proxies.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError("--trusted-proxies: %s" % exc) from None
+
+
+def _add_hostile_input_flags(p):
+    """Flags of the protections against hostile clients (issue 18: terminals, sidecar)."""
+    hostile = p.add_argument_group("client trust")
+    hostile.add_argument("--trusted-proxies", type=_trusted_proxies, default=(),
+                         help="comma list of addresses or CIDRs of the reverse proxies in "
+                              "front of the gateway; only when the peer is one of them are "
+                              "X-Forwarded-For and friends believed for per-client budgets "
+                              "(default: none, the peer address is the client)")
+    hostile.add_argument("--sidecar-token-file", default=None,
+                         help="file holding a bearer token sent to the metrics sidecar (which "
+                              "then refuses requests without it; see the sidecar's flag of "
+                              "the same name)")
 
 
 def parse(argv=None):

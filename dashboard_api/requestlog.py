@@ -1,19 +1,29 @@
 """Request and response logging.
 
 Every request is logged when it arrives and when its response is sent, with the client address
-taken from X-Original-Forwarded-For, X-Forwarded-For, X-Real-Ip, then the peer. Bodies are
-logged only at debug level, and then with every credential-like field redacted: the sign-in
-calls (/api/v1/login, /api/v1/csrftoken/login) show their content only at debug, and tokens,
-kubeconfigs, passwords, secret data and terminal keystrokes never reach the log at all.
-Headers are never logged.
+taken from X-Original-Forwarded-For, X-Forwarded-For, X-Real-Ip, then the peer (as the
+specification says: the log shows what the request claims; no decision trusts these headers
+unless the peer is one of --trusted-proxies, see proxies.py). Headers are never logged.
+
+Bodies are logged only at debug level, and never a byte that may be secret, whatever the
+verbosity: the body of any request that may carry a Secret (the raw resource routes, secret
+create, deploy from file, and any body holding an object of kind Secret) is shown only as its
+size; other bodies are shown as JSON with every credential-like field redacted, annotations
+included (``kubectl.kubernetes.io/last-applied-configuration`` repeats a whole object, Secret
+data and all). The sign-in calls (/api/v1/login, /api/v1/csrftoken/login) show their content
+only at debug, and tokens, kubeconfigs, passwords, secret data and terminal keystrokes never
+reach the log at all. The libraries' own debug loggers that would print bodies or headers
+(urllib3's, the kubernetes client's, http.client's) are held at INFO (quiet_library_loggers).
 
 Terminal (SockJS) URLs carry the SockJS session id, which lets whoever knows it poll that
-shell's xhr transport: they are logged as /api/sockjs/<server>/*/<transport>, without query.
-Tornado's and sockjs-tornado's own records get the same treatment from TornadoLogFilter, which
-also drops the detail of malformed requests (Tornado quotes the offending header, which may be
-an Authorization header).
+shell's xhr transport: they are logged as /api/sockjs/<server>/<fingerprint>/<transport>, the
+session id replaced by a fingerprint (a short hash, enough to follow one session through the
+log, useless to reach it), without query. Tornado's and sockjs-tornado's own records get the
+same treatment from TornadoLogFilter, which also drops the detail of malformed requests
+(Tornado quotes the offending header, which may be an Authorization header).
 """
 
+import hashlib
 import logging
 import re
 import urllib.parse
@@ -28,13 +38,19 @@ log = logging.getLogger("dashboard_api.requests")
 REDACTED = "<redacted>"
 # Keys whose values are credentials or may hold secret data (Secret data, deploy-file content).
 SENSITIVE_KEYS = frozenset(("token", "password", "kubeconfig", "authorization", "data",
-                            "stringdata", "content", "certificate", "key"))
+                            "stringdata", "content", "certificate", "key", "annotations",
+                            "binarydata"))
+# Routes whose bodies may carry secret data in any field: only their size is ever logged.
+_SECRET_BODY_PATHS = re.compile(r"/api/v1/(?:_raw/|secret(?:/|$)|appdeploymentfromfile(?:/|$))")
+# Library loggers whose debug records print request or response bodies or headers.
+LIBRARY_LOGGERS = ("urllib3", "kubernetes", "kubernetes.client.rest", "requests_oauthlib",
+                   "oauthlib", "google.auth", "tornado.curl_httpclient")
 MAX_BODY_CHARS = 2000
 # Terminal traffic carries keystrokes (passwords typed into a shell): never shown.
 TERMINAL_PREFIX = "/api/sockjs"
 _TERMINAL_URL = re.compile(re.escape(TERMINAL_PREFIX) + r"(?:/[^\s?]*)?(?:\?\S*)?")
 # sockjs-tornado's own words when a session is claimed from another address.
-_SESSION_CLAIM = re.compile(r"(Attempted to attach to session )\S+")
+_SESSION_CLAIM = re.compile(r"(Attempted to attach to session )(\S{1,200})")
 # Loggers of records we do not write ourselves but that may carry what must not be logged.
 TORNADO_LOGGERS = ("tornado.general", "tornado.access", "tornado.application")
 
@@ -59,25 +75,50 @@ def redact(value):
     return value
 
 
+def _holds_secret(value, depth=0):
+    """Whether a decoded JSON value holds an object of kind Secret (at any depth: a List)."""
+    if depth > 64:
+        return True  # too deep to tell: assume it does
+    if isinstance(value, dict):
+        if str(value.get("kind", "")).lower() == "secret":
+            return True
+        return any(_holds_secret(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_secret(v, depth + 1) for v in value)
+    return False
+
+
 def describe_body(path, body):
-    """What the debug log may show of a request body: its JSON with sensitive values redacted."""
+    """What the debug log may show of a request body: its JSON with sensitive values redacted,
+    or only its size when it may carry secret data."""
     if path.startswith(TERMINAL_PREFIX):
         return "<%d bytes of terminal traffic>" % len(body)
+    if _SECRET_BODY_PATHS.match(path):
+        return "<%d bytes, not shown: may carry secret data>" % len(body)
     try:
         decoded = ujson.loads(body)
-    except ValueError:
+    except (ValueError, OverflowError):
         return "<%d bytes, not JSON>" % len(body)
+    if _holds_secret(decoded):
+        return "<%d bytes, not shown: may carry secret data>" % len(body)
     text = ujson.dumps(redact(decoded), ensure_ascii=False, escape_forward_slashes=False)
     if len(text) > MAX_BODY_CHARS:
         text = text[:MAX_BODY_CHARS] + "...(%d chars)" % len(text)
     return text
 
 
+def fingerprint(secret_id):
+    """What the log shows of a shell or SockJS session id: a short hash, enough to follow one
+    session through the log (and from the replica that issued a shell id to the one that bound
+    it), nothing that reaches or binds it."""
+    return hashlib.sha256(secret_id.encode("utf-8", "replace")).hexdigest()[:12]
+
+
 def terminal_path(uri):
-    """A terminal URL without its SockJS session id or query."""
+    """A terminal URL with its SockJS session id as a fingerprint, without query."""
     parts = uri.split("?", 1)[0].split("/")
-    if len(parts) >= 5:  # "", "api", "sockjs", server, session[, transport]
-        parts[4] = "*"
+    if len(parts) >= 5 and parts[4]:  # "", "api", "sockjs", server, session[, transport]
+        parts[4] = "fp-" + fingerprint(parts[4])
     return "/".join(parts)
 
 
@@ -139,19 +180,29 @@ def outgoing(handler):
 # Every POST, PUT, PATCH and DELETE of an audited route (routes.Route.audit) leaves one line:
 # who (the user name as far as the request tells it), the verb, the route's resource and
 # operation, the path (which names kind, namespace and object) and the status. The name comes
-# from the request alone, with no call to the API server: the Impersonate-User header when
-# present, else the ``sub`` claim of a JWT bearer token (a service account's token carries
-# ``system:serviceaccount:<ns>:<name>``, the name the API server itself authorizes; the API
-# server verified the signature before any write could succeed); otherwise ``unknown``
-# (static and opaque tokens do not say whose they are, and asking the API server would take a
-# TokenReview with the service's rights on every write). The token itself is never logged.
+# from the request alone, with no call to the API server: the ``sub`` claim of a JWT bearer
+# token (a service account's token carries ``system:serviceaccount:<ns>:<name>``, the name the
+# API server itself authorizes), with the Impersonate-User header when present; otherwise
+# ``unknown`` (static and opaque tokens do not say whose they are, and asking the API server
+# would take a TokenReview with the service's rights on every write). The token itself is never
+# logged.
+#
+# The claim is read without checking the token's signature, so anyone can write any name in
+# it. It is only as good as the API server's acceptance of the request: an audited write
+# answered 2xx or 3xx went through the API server with that token (every audited write route
+# calls it with the caller's credentials before it can succeed), which verified the signature
+# and the impersonation. Any other answer (401, 403, 400, ...) may come before or without that
+# check, so the name is marked: ``user="system:serviceaccount:x:y" (unverified)``. (Verifying it
+# on every refused write would take a TokenReview with the service's own rights per request,
+# which anyone could then trigger.)
 
 audit_log = logging.getLogger("dashboard_api.audit")
 WRITE_METHODS = frozenset(("POST", "PUT", "PATCH", "DELETE"))
+UNVERIFIED = " (unverified)"
 
 
 def user_name(headers):
-    """The caller's user name as the request tells it, or "unknown"."""
+    """The caller's user name as the request tells it (unverified), or "unknown"."""
     impersonated = (headers.get("Impersonate-User") or "").strip()
     token = bearer_token(headers.get("Authorization"))
     name = (subject(token) if token else None) or "unknown"
@@ -167,12 +218,13 @@ def audit(handler):
     if request.method not in WRITE_METHODS or route is None or not route.audit:
         return
     objects = getattr(handler, "audit_objects", None)
-    audit_log.info("Audit: user=%s verb=%s resource=%s operation=%s path=%s status=%d%s",
-                   ujson.dumps(user_name(request.headers), ensure_ascii=False,
-                               escape_forward_slashes=False),
+    name = user_name(request.headers)
+    status = handler.get_status()
+    mark = UNVERIFIED if name != "unknown" and not 200 <= status < 400 else ""
+    audit_log.info("Audit: user=%s%s verb=%s resource=%s operation=%s path=%s status=%d%s",
+                   ujson.dumps(name, ensure_ascii=False, escape_forward_slashes=False), mark,
                    request.method, route.resource, route.operation(request.method.lower()),
-                   describe_uri(request),
-                   handler.get_status(),
+                   describe_uri(request), status,
                    " objects=" + ujson.dumps(objects, ensure_ascii=False,
                                              escape_forward_slashes=False) if objects else "")
 
@@ -191,12 +243,26 @@ class TornadoLogFilter(logging.Filter):
             message = record.getMessage()
         except (TypeError, ValueError):
             return True  # the handler reports the broken record
-        record.msg = _SESSION_CLAIM.sub(r"\1*", hide_terminal_ids(message))
+        record.msg = _SESSION_CLAIM.sub(lambda m: m.group(1) + "fp-" + fingerprint(m.group(2)),
+                                        hide_terminal_ids(message))
         record.args = ()
         return True
 
 
 def install_log_filters():
-    """Puts TornadoLogFilter on Tornado's loggers (once, at start-up)."""
+    """Puts TornadoLogFilter on Tornado's loggers and quiets the libraries' body-printing debug
+    loggers (once, at start-up)."""
     for name in TORNADO_LOGGERS:
         logging.getLogger(name).addFilter(TornadoLogFilter())
+    quiet_library_loggers()
+
+
+def quiet_library_loggers():
+    """Holds the libraries' debug loggers at INFO whatever the verbosity: at debug, urllib3
+    prints every URL it calls (with query), the kubernetes client every response body (a
+    Secret read or written through it), and http.client (through the kubernetes client's
+    ``debug`` setting) every header line, Authorization included."""
+    for name in LIBRARY_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET or logger.level < logging.INFO:
+            logger.setLevel(logging.INFO)

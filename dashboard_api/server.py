@@ -9,7 +9,8 @@ import logging
 
 import tornado.web
 
-from dashboard_api import bodylimit, lifecycle, listing, locales, requestlog, routes, terminal
+from dashboard_api import (bodylimit, lifecycle, listing, locales, proxies, requestlog, routes,
+                           terminal)
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache import WatchCache
 from dashboard_api.cache.access import Access
@@ -21,6 +22,7 @@ from dashboard_api.handlers.base import NotFoundHandler
 from dashboard_api.handlers.settings import SettingsStore
 from dashboard_api.metrics import lists as metric_lists
 from dashboard_api.metrics.sidecar import SidecarClient
+from dashboard_api.metrics.sidecar import read_token as read_sidecar_token
 
 log = logging.getLogger("dashboard_api")
 
@@ -56,7 +58,8 @@ def max_body_size(options):
 
 def make_app(ctx):
     specs = routes.url_specs(ctx.routes or served_routes(ctx.options.mode))
-    specs[:0] = terminal.sockjs_urls(ctx.terminals)  # /api/sockjs, ahead of any catch-all
+    specs[:0] = terminal.sockjs_urls(ctx.terminals,  # /api/sockjs, ahead of any catch-all
+                                     proxies=proxies.of(ctx.options))
     if ctx.options.web_root and "web" in COMPONENTS[ctx.options.mode]:
         specs.append(static.url_spec(ctx.options.web_root))
     # The terminal's websocket frames are bounded like bodies (xhr_send is a body already).
@@ -71,9 +74,11 @@ def make_sidecar(options, cluster):
     """The sidecar client, or None where the metrics integration is off."""
     if options.proxy or options.metrics_provider == "none":
         return None
+    token_file = getattr(options, "sidecar_token_file", None)
     return SidecarClient(cluster, options.sidecar_host, options.namespace,
                          options.metrics_scraper_service_name,
-                         options.metric_client_check_period)
+                         options.metric_client_check_period,
+                         token=read_sidecar_token(token_file) if token_file else None)
 
 
 def make_context(options, cluster, telemetry):

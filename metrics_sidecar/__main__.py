@@ -12,7 +12,7 @@ import sys
 import tornado.httpserver
 
 from metrics_sidecar import options as sidecar_options
-from metrics_sidecar.routes import make_app
+from metrics_sidecar.routes import make_app, read_token
 from metrics_sidecar.scraper import Api, Scraper, load_config
 from metrics_sidecar.store import Store
 
@@ -20,6 +20,13 @@ log = logging.getLogger("metrics_sidecar")
 
 
 async def serve(opts):
+    token = None
+    if opts.sidecar_token_file:
+        try:
+            token = read_token(opts.sidecar_token_file)
+        except (OSError, ValueError) as exc:
+            log.error("cannot read --sidecar-token-file: %s", exc)
+            return 2
     try:
         cfg = load_config(opts.kubeconfig)
     except Exception as exc:  # the loaders raise several unrelated types
@@ -29,7 +36,7 @@ async def serve(opts):
     store = Store(opts.db_file, opts.metric_duration)
     api = Api(cfg, timeout=opts.scrape_timeout)
     scraper = Scraper(api, store, opts.namespaces, opts.metric_resolution)
-    server = tornado.httpserver.HTTPServer(make_app(store, scraper))
+    server = tornado.httpserver.HTTPServer(make_app(store, scraper, token))
     try:
         server.listen(opts.port, opts.bind_address)
     except OSError as exc:

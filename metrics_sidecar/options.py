@@ -55,6 +55,9 @@ def parser():
                    help="timeout of one call to the API server")
     p.add_argument("-v", "--verbosity", type=int, default=0,
                    help="log verbosity: 0 warnings and scrape failures, 1+ every scrape")
+    p.add_argument("--sidecar-token-file", default=None,
+                   help="file holding the bearer token the gateway sends (its flag of the same "
+                        "name); when set, every request but /healthz without it gets 401")
     return p
 
 

@@ -22,6 +22,7 @@ process serves. A path of no form is a JSON 404, an unknown metric name or bad b
 """
 
 import datetime
+import hmac
 import json
 
 import tornado.web
@@ -83,10 +84,39 @@ def column_of(name):
     return metric_names.COLUMNS[canonical]
 
 
+# Through the API server's service proxy the Authorization header is the API server's own (it
+# removes it before proxying): the gateway then sends the token in this header instead.
+TOKEN_HEADER = "X-Dashboard-Sidecar-Token"
+
+
+def token_matches(headers, token):
+    """Whether a request carries the shared token (Authorization: Bearer, or TOKEN_HEADER)."""
+    given = headers.get(TOKEN_HEADER) or ""
+    authorization = headers.get("Authorization") or ""
+    if not given and authorization[:7].lower() == "bearer ":
+        given = authorization[7:].strip()
+    return bool(given) and hmac.compare_digest(given.encode("utf-8", "replace"),
+                                               token.encode("utf-8"))
+
+
 class Base(tornado.web.RequestHandler):
-    def initialize(self, store, scraper=None):
+    open_without_token = False
+
+    def initialize(self, store, scraper=None, token=None):
         self.store = store
         self.scraper = scraper
+        self.token = token
+        self.authorized = token is None
+
+    def prepare(self):
+        if self.token is not None:
+            self.authorized = token_matches(self.request.headers, self.token)
+            presented = self.request.headers.get(TOKEN_HEADER) is not None or \
+                self.request.headers.get("Authorization") is not None
+            if not self.authorized and (presented or not self.open_without_token):
+                self.set_header("WWW-Authenticate", 'Bearer realm="metrics-sidecar"')
+                self.fail(HttpError(401, "Unauthorized", "the sidecar's token is required "
+                                    "(--sidecar-token-file)"))
 
     def set_default_headers(self):
         self.set_header("Content-Type", "application/json")
@@ -256,9 +286,14 @@ class Download(Base):
 
 
 class Health(Base):
+    # Probes (kubelet) carry no token: open to a request without credentials, but the scrape
+    # details only to the token holder; a wrong token gets 401 (a misconfigured gateway then
+    # sees the sidecar as unhealthy instead of failing later on every metrics call).
+    open_without_token = True
+
     def get(self):
         body = {"status": "ok"}
-        if self.scraper is not None:
+        if self.scraper is not None and self.authorized:
             body.update(scrapes=self.scraper.scrapes, failures=self.scraper.failures,
                         lastError=self.scraper.last_error,
                         lastScrapeSeconds=self.scraper.last_seconds)
@@ -267,15 +302,18 @@ class Health(Base):
 
 class NotFound(Base):
     def prepare(self):
+        super().prepare()
+        if self._finished:
+            return
         self.fail(HttpError(404, "NotFound", "no route %s %s; see the sidecar's routes: "
                             "/api/v1/dashboard/..., /api/v1/node, /api/v1/pod/..., "
                             "POST /api/v1/download, /healthz"
                             % (self.request.method, self.request.path)))
 
 
-def url_specs(store, scraper=None):
+def url_specs(store, scraper=None, token=None):
     seg = r"([^/]+)"
-    kw = {"store": store, "scraper": scraper}
+    kw = {"store": store, "scraper": scraper, "token": token}
     dash = "/api/v1/dashboard/"
     return [
         (r"/healthz", Health, kw),
@@ -292,6 +330,20 @@ def url_specs(store, scraper=None):
     ]
 
 
-def make_app(store, scraper=None):
-    return tornado.web.Application(url_specs(store, scraper), default_handler_class=NotFound,
-                                   default_handler_args={"store": store, "scraper": scraper})
+def make_app(store, scraper=None, token=None):
+    """The sidecar's application; with `token`, requests without it are refused (401) but
+    for /healthz."""
+    return tornado.web.Application(url_specs(store, scraper, token),
+                                   default_handler_class=NotFound,
+                                   default_handler_args={"store": store, "scraper": scraper,
+                                                         "token": token})
+
+
+def read_token(path):
+    """The token in file `path` (surrounding white space dropped); raises OSError or
+    ValueError (empty)."""
+    with open(path, encoding="utf-8") as f:
+        token = f.read().strip()
+    if not token:
+        raise ValueError("%s is empty" % path)
+    return token

@@ -8,6 +8,14 @@ for ``ttl`` seconds: that is the only delay before a revoked right takes effect.
 met), so a stream of new tokens cannot grow the process. An invalid token
 fails the review itself with 401. A denial is turned into the API server's own 403 by making the
 caller's real LIST (limit 1), so the message names the user exactly as the API server does.
+
+The reviews one caller can cause are bounded (a low-rights caller asking for "all namespaces"
+makes one review per candidate namespace and kind): at most ``PER_CALLER_CONCURRENCY`` of a
+caller's reviews are in flight at once, whatever the number of their requests, and one request
+makes at most ``Budget.limit`` reviews in all (``MAX_REVIEWS_PER_REQUEST``; answers already
+known cost nothing): the namespaces beyond it are left out of that answer as if refused.
+Answers, negative ones included, are remembered for ``ttl`` seconds, so the next request of the
+same caller asks nothing again.
 """
 
 import asyncio
@@ -19,6 +27,22 @@ from dashboard_api.cluster.handlecache import cache_key
 from dashboard_api.errors import ApiError
 
 MAX_ENTRIES = 50000
+PER_CALLER_CONCURRENCY = 8
+MAX_REVIEWS_PER_REQUEST = 128
+
+
+class Budget:
+    """How many reviews one request may still make."""
+
+    def __init__(self, limit=MAX_REVIEWS_PER_REQUEST):
+        self.limit = limit
+        self.left = limit
+
+    def spend(self):
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
 
 
 class Access:
@@ -28,28 +52,35 @@ class Access:
         self._clock = clock
         self._answers = cachetools.TTLCache(size, ttl, timer=clock)   # key -> allowed
         self._pending = {}
+        self._slots = {}  # identity -> [semaphore, reviews waiting or running]
         self.hits = 0
         self.misses = 0
+        self.over_budget = 0
 
     @staticmethod
     def identity(handle):
         return cache_key(handle.token or "", handle.impersonation)
 
-    async def allowed(self, handle, verb, resource, namespace="", name=None):
-        key = (self.identity(handle), verb, resource.group, resource.plural, namespace, name)
+    async def allowed(self, handle, verb, resource, namespace="", name=None, budget=None):
+        """Whether the caller may; with a `budget` (Budget) exhausted, False without asking."""
+        identity = self.identity(handle)
+        key = (identity, verb, resource.group, resource.plural, namespace, name)
         found = self._answers.get(key)
         if found is not None:
             self.hits += 1
             return found
         pending = self._pending.get(key)
         if pending is None:
+            if budget is not None and not budget.spend():
+                self.over_budget += 1
+                return False
             self.misses += 1
             attributes = {"verb": verb, "group": resource.group, "resource": resource.plural}
             if namespace:
                 attributes["namespace"] = namespace
             if name:
                 attributes["name"] = name
-            pending = asyncio.ensure_future(handle.can_i(**attributes))
+            pending = asyncio.ensure_future(self._review(identity, handle, attributes))
             self._pending[key] = pending
             try:
                 answer = await asyncio.shield(pending)
@@ -59,6 +90,19 @@ class Access:
             return answer
         self.hits += 1
         return await asyncio.shield(pending)
+
+    async def _review(self, identity, handle, attributes):
+        slot = self._slots.get(identity)
+        if slot is None:
+            slot = self._slots[identity] = [asyncio.Semaphore(PER_CALLER_CONCURRENCY), 0]
+        slot[1] += 1
+        try:
+            async with slot[0]:
+                return await handle.can_i(**attributes)
+        finally:
+            slot[1] -= 1
+            if slot[1] == 0:
+                del self._slots[identity]
 
     def _remember(self, key, answer):
         self._answers[key] = answer

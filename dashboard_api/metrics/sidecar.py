@@ -6,6 +6,10 @@ identity (as upstream does). A check is ``GET /healthz``; any 2xx passes. It run
 then periodically; metrics are to be used only while the last check passed. Callers read the
 stored result: a check per request would let anyone make the service identity call the API
 server as often as they like.
+
+With --sidecar-token-file every call carries the shared token: as ``Authorization: Bearer``
+when calling the sidecar directly, and in ``X-Dashboard-Sidecar-Token`` through the service
+proxy (the API server takes the Authorization header for itself and does not pass it on).
 """
 
 import asyncio
@@ -19,11 +23,28 @@ from dashboard_api.errors import ApiError
 log = logging.getLogger("dashboard_api.sidecar")
 
 TIMEOUT = 5.0
+TOKEN_HEADER = "X-Dashboard-Sidecar-Token"
+
+
+def read_token(path):
+    """The token in file `path`, surrounding white space dropped; raises OSError (unreadable
+    or empty)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            token = f.read().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OSError("cannot read --sidecar-token-file %s: %s"
+                      % (path, getattr(exc, "strerror", None) or exc)) from None
+    if not token:
+        raise OSError("--sidecar-token-file %s is empty" % path)
+    return token
 
 
 class SidecarClient:
-    def __init__(self, cluster, base_url=None, namespace=None, service=None, period=30.0):
+    def __init__(self, cluster, base_url=None, namespace=None, service=None, period=30.0,
+                 token=None):
         self.cluster = cluster
+        self._token = token
         self.base_url = base_url.rstrip("/") if base_url else None
         self.namespace = namespace
         self.service = service
@@ -43,12 +64,17 @@ class SidecarClient:
         if self.base_url is None:
             proxy = "/api/v1/namespaces/%s/services/%s/proxy%s" % (self.namespace, self.service,
                                                                      path)
-            response = await self.cluster.service_handle().call("GET", proxy, timeout=TIMEOUT)
+            handle = self.cluster.service_handle()
+            if self._token is not None:
+                handle = _WithHeader(handle, TOKEN_HEADER, self._token)
+            response = await handle.call("GET", proxy, timeout=TIMEOUT)
             return response.status, response.data
         client = tornado.httpclient.AsyncHTTPClient()
+        headers = {"Authorization": "Bearer " + self._token} if self._token is not None else {}
         try:
             response = await client.fetch(self.base_url + path, raise_error=False,
-                                          connect_timeout=TIMEOUT, request_timeout=TIMEOUT)
+                                          headers=headers, connect_timeout=TIMEOUT,
+                                          request_timeout=TIMEOUT)
         except (OSError, asyncio.TimeoutError, tornado.httpclient.HTTPClientError) as exc:
             raise ApiError(503, "the metrics sidecar is unreachable: %s"
                            % (exc.strerror if isinstance(exc, OSError) and exc.strerror
@@ -98,3 +124,24 @@ class SidecarClient:
         if self._task is not None:
             self._task.cancel()
             self._task = None
+
+
+class _WithHeader:
+    """A cluster handle whose calls carry one more header line (the sidecar's token through
+    the service proxy)."""
+
+    def __init__(self, handle, name, value):
+        self._handle = handle
+        self._line = (name, value)
+
+    def header_lines(self):
+        return self._handle.header_lines() + [self._line]
+
+    def headers(self):
+        return type(self._handle).headers(self)
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+    async def call(self, *args, **kwargs):
+        return await type(self._handle).call(self, *args, **kwargs)

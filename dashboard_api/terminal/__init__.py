@@ -6,13 +6,15 @@ a shell through the API server's exec WebSocket with the caller's token sealed i
 """
 
 
-def sockjs_urls(sessions=None, max_connections=None):
+def sockjs_urls(sessions=None, max_connections=None, proxies=None):
     """The URL specs of /api/sockjs for the Tornado application (call it on the event loop),
     binding the ids of `sessions`; at most `max_connections` SockJS connections open at once
-    (default: see connection.py)."""
+    (default: see connection.py); `proxies` (proxies.TrustedProxies) tells which client a
+    connection comes from, for the per-client budget of unbound connections."""
     from dashboard_api.terminal import connection, transport
     return transport.url_specs(transport.router(
-        connection.connection_class(sessions, max_connections)))
+        connection.connection_class(sessions, max_connections, proxies),
+        getattr(sessions, "secret", None)))
 
 
 def make_sessions(cluster, secret):
@@ -26,4 +28,6 @@ def make_sessions(cluster, secret):
         handle = cluster.handle(ticket.token, ticket.impersonation)
         return Terminal(handle, ticket.namespace, ticket.pod, ticket.container, ticket.shell)
 
-    return Sessions(Sealer(secret), make_terminal)
+    sessions = Sessions(Sealer(secret), make_terminal)
+    sessions.secret = secret  # the SockJS session owners' cookies are signed with it too
+    return sessions

@@ -8,6 +8,12 @@ else can read the token inside or change a byte without the id being refused.
 
 The id is ``base64url(nonce || ciphertext || tag)``, without padding: URL-safe, about 1.4 times
 the token's length plus 60 characters. Pure code: no I/O, no Tornado.
+
+The impersonation headers are kept as the caller sent them: every line, in order, repeated
+names included (``Impersonate-Group`` once per group, ``Impersonate-Extra-*`` once per value).
+The exec then runs with exactly the lines the pre-check (the SelfSubjectAccessReview of
+``pods/exec``) was made with; keeping one value per name would let the exec run as another
+identity than the one checked.
 """
 
 import base64
@@ -23,7 +29,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 NONCE_BYTES = 12
 # Binds the key and the ciphertext to this one use: a CSRF token or another sealed value made
 # from the same secret can never pass for a shell id.
-PURPOSE = b"dashboard-api terminal session id v1"
+PURPOSE = b"dashboard-api terminal session id v2"
 # Longer ids are refused before any decoding (a token is a few kilobytes at most).
 MAX_ID_CHARS = 16 * 1024
 
@@ -39,21 +45,33 @@ class Ticket:
         self.container = container
         self.shell = shell
         self.token = token
-        self.impersonation = dict(impersonation or {})
+        self.impersonation = impersonation_lines(impersonation)
         self.issued = issued
 
     def _fields(self):
         return [self.namespace, self.pod, self.container, self.shell, self.token,
-                self.impersonation, int(self.issued * 1000)]
+                [list(line) for line in self.impersonation], int(self.issued * 1000)]
 
     @classmethod
     def _from_fields(cls, fields):
         namespace, pod, container, shell, token, impersonation, issued_ms = fields
         if not all(isinstance(v, str) for v in (namespace, pod, container, token)) \
                 or not isinstance(shell, (str, type(None))) \
-                or not isinstance(impersonation, dict) or not isinstance(issued_ms, int):
+                or not isinstance(impersonation, list) or not isinstance(issued_ms, int) \
+                or not all(isinstance(line, list) and len(line) == 2
+                           and all(isinstance(part, str) for part in line)
+                           for line in impersonation):
             raise ValueError("malformed ticket")
         return cls(namespace, pod, container, shell, token, impersonation, issued_ms / 1000.0)
+
+
+def impersonation_lines(impersonation):
+    """((name, value), ...) in order, from lines or (for callers that have one value per name)
+    a dict."""
+    if not impersonation:
+        return ()
+    items = impersonation.items() if hasattr(impersonation, "items") else impersonation
+    return tuple((str(name), str(value)) for name, value in items)
 
 
 def derive_key(secret):

@@ -22,6 +22,7 @@ import heapq
 import logging
 import time
 
+from dashboard_api import requestlog
 from dashboard_api.errors import ApiError
 from dashboard_api.terminal.sealing import Ticket, nonce_of
 
@@ -42,8 +43,8 @@ class BindRefused(Exception):
 
 def fingerprint(session_id):
     """What the log shows of an id: enough to follow one terminal from the replica that issued
-    it to the one that bound it, nothing that binds it."""
-    return hashlib.sha256(session_id.encode("utf-8", "replace")).hexdigest()[:12]
+    it to the one that bound it, nothing that binds it (the request log's fingerprint)."""
+    return requestlog.fingerprint(session_id)
 
 
 def caller_key(token):

@@ -9,6 +9,13 @@ What the stock library does and what we do instead:
   headers at all and refuse cross-origin requests, and websockets accept only same-origin
   browsers (non-browser clients send no Origin and are let through, as Tornado does).
 * No JSESSIONID cookie.
+* The library lets any request that names a session id use that session: a POST to
+  ``xhr_send`` from anyone who learnt the id typed into that shell. Here a session belongs to
+  whoever opened it: the request that opens a session over an HTTP transport (xhr,
+  xhr_streaming, eventsource) gets a per-session secret in a cookie (HttpOnly,
+  SameSite=Strict, Secure over HTTPS, scoped to the session's own path), and every later
+  request of that session (xhr_send included) must present it, or it is refused with 403
+  (see owner.py). Browsers send it with their same-origin requests; nothing else has it.
 * Streaming transports (xhr-streaming, eventsource) never start the heartbeat timer; every
   attached transport gets one here, at most every 25 s, so idle proxies keep the stream.
 * Close frames are built by string formatting; a reason with a quote broke the frame. Reasons
@@ -17,10 +24,13 @@ What the stock library does and what we do instead:
 
 import asyncio
 import json
+import os
 import urllib.parse
 import warnings
 
 import tornado.web
+
+from dashboard_api.terminal import owner as owner_mod
 
 with warnings.catch_warnings():
     # The library decorates its handlers with its own copy of Tornado's old @asynchronous, which
@@ -54,7 +64,10 @@ _DROPPED = (transports.JSONPSendHandler, static.IFrameHandler, transports.RawWeb
 
 class TerminalSession(session.Session):
     """A SockJS session with heartbeats on every transport, escaped close reasons and a way to
-    wait until the browser has taken the output sent so far."""
+    wait until the browser has taken the output sent so far. ``owner`` is the nonce of its
+    opener's cookie (owner.py)."""
+
+    owner = None
 
     def set_handler(self, handler, start_heartbeat=True):
         # The library skips heartbeats on streaming transports; idle proxies then cut them.
@@ -114,8 +127,57 @@ class _OwnOrigin:
         return self.last_write
 
 
+def refuse_when_client_full(handler):
+    """429 before a request becomes a new SockJS connection when its client holds its budget
+    of connections that have bound nothing yet (connection.py)."""
+    conn_class = handler.server.get_connection_class()
+    gate = getattr(conn_class, "gate", None)
+    if gate is not None and gate.client_full(conn_class.proxies.client(
+            handler.request.headers, handler.request.remote_ip)):
+        # No log message: a flood would write one warning per attempt (the Gate warns once).
+        raise tornado.web.HTTPError(429)
+
+
+class _OwnSession(_OwnOrigin):
+    """For the transports that carry a session (xhr, xhr_streaming, eventsource, xhr_send):
+    only the session's opener may use it (see the module doc)."""
+
+    _owner_nonce = None
+
+    def prepare(self):
+        super().prepare()
+        owners = self.server.owners  # set by url_specs()
+        session_id = self.path_kwargs.get("session_id", "")
+        session = self.server.get_session(session_id)
+        if session is not None:
+            if not owners.check(session_id, self.get_cookie(owner_mod.COOKIE),
+                                getattr(session, "owner", None)):
+                raise tornado.web.HTTPError(403, "this terminal connection belongs to "
+                                                 "another client")
+        elif isinstance(self, transports.XhrSendHandler):
+            pass  # no such session: the library answers 404
+        else:  # this request opens the session: its answer carries the secret
+            refuse_when_client_full(self)
+            value, self._owner_nonce = owners.issue(session_id)
+            self.set_cookie(owner_mod.COOKIE, value, path=self.request.path.rsplit("/", 1)[0],
+                            httponly=True, samesite="Strict",
+                            secure=self.request.protocol == "https")
+
+    def _attach_session(self, session_id, start_heartbeat=False):
+        # Runs right after prepare(), with no await between: the session prepare() saw
+        # absent is made here, by this request.
+        attached = super()._attach_session(session_id, start_heartbeat)
+        if self._owner_nonce is not None and self.session is not None:
+            self.session.owner = self._owner_nonce
+        return attached
+
+
 class _WebSocket(transports.WebSocketTransport):
     last_write = None
+
+    def prepare(self):
+        super().prepare()
+        refuse_when_client_full(self)
 
     def write_message(self, message, binary=False):
         self.last_write = super().write_message(message, binary)
@@ -126,21 +188,31 @@ def _own_origin(cls):
     return type(cls.__name__, (_OwnOrigin, cls), {})
 
 
+def _own_session(cls):
+    return type(cls.__name__, (_OwnSession, cls), {})
+
+
 def _safe(cls):
     if cls is transports.WebSocketTransport:
         return _WebSocket
-    if issubclass(cls, (transports.pollingbase.PollingTransportBase, static.InfoHandler,
-                        static.ChunkingTestHandler)):
+    if issubclass(cls, transports.pollingbase.PollingTransportBase):
+        return _own_session(cls)
+    if issubclass(cls, (static.InfoHandler, static.ChunkingTestHandler)):
         return _own_origin(cls)
     return cls
 
 
-def router(connection):
-    """The SockJS router for `connection`; build it on the running event loop."""
-    return SockJSRouter(connection, PREFIX, SETTINGS, session_kls=TerminalSession)
+def router(connection, owner_key=None):
+    """The SockJS router for `connection`; build it on the running event loop. `owner_key`
+    signs the session owners' cookies (random when None: then only this process knows it)."""
+    sockjs_router = SockJSRouter(connection, PREFIX, SETTINGS, session_kls=TerminalSession)
+    sockjs_router.owners = owner_mod.Owners(owner_key or os.urandom(32))
+    return sockjs_router
 
 
 def url_specs(sockjs_router):
     """The router's URL specs with the unsafe handlers left out and the rest made safe."""
+    if getattr(sockjs_router, "owners", None) is None:
+        sockjs_router.owners = owner_mod.Owners(os.urandom(32))
     return [(pattern, _safe(cls), kwargs) for pattern, cls, kwargs in sockjs_router.urls
             if cls not in _DROPPED]

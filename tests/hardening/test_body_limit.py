@@ -149,8 +149,10 @@ def test_the_terminal_send_paths_are_bounded(small_limit):
     assert_error(small_limit.request("POST", "/api/sockjs/000/bounded/xhr_send", raw_body=big,
                                      headers={"Content-Type": "text/plain"}),
                  413, "RequestEntityTooLarge")
+    owner = opened.headers["Set-Cookie"].split(";")[0]  # the session's opener (issue 18)
     small = small_limit.request("POST", "/api/sockjs/000/bounded/xhr_send",
-                                raw_body=b'["x"]', headers={"Content-Type": "text/plain"})
+                                raw_body=b'["x"]', headers={"Content-Type": "text/plain",
+                                                            "Cookie": owner})
     assert small.status == 204, small
 
     async def websocket():

@@ -93,9 +93,18 @@ async def test_an_id_carries_what_the_bind_needs_sealed():
     ticket = terminal.ticket
     assert (ticket.namespace, ticket.pod, ticket.container, ticket.shell, ticket.token,
             ticket.impersonation) == ("ns", "web", "main", "sh", "the-token",
-                                      {"Impersonate-User": "x"})
+                                      (("Impersonate-User", "x"),))
     assert terminal.started_on == "conn"
     assert registry(secret=b"t" * 32).bind(issue(sessions), "conn") is None  # another secret
+
+
+def test_sealing_keeps_every_impersonation_line_in_order():
+    lines = (("Impersonate-User", "jane"), ("Impersonate-Group", "b"),
+             ("Impersonate-Group", "a"), ("Impersonate-Extra-Scopes", "x"),
+             ("Impersonate-Extra-Scopes", "y"), ("Impersonate-Group", "c"))
+    sealer = Sealer(SECRET)
+    opened = sealer.open(sealer.seal(Ticket("ns", "p", "c", None, "tok", lines, 1.0)))[1]
+    assert opened.impersonation == lines
 
 
 def test_sealing_refuses_every_altered_byte_and_foreign_text():

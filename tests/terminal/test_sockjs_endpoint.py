@@ -9,9 +9,10 @@ import tornado.httpclient
 import tornado.httpserver
 import tornado.web
 import tornado.websocket
+import urllib3
 
 from dashboard_api import terminal
-from dashboard_api.terminal import connection, transport
+from dashboard_api.terminal import connection, owner, transport
 from tests.cluster.procs import free_ports
 
 FOREIGN = "http://evil.example"
@@ -31,10 +32,52 @@ def test_info_needs_no_cookie(gateway):
     assert no_cors(reply)
 
 
-def test_polling_sets_no_session_cookie(gateway):
+def owner_cookie(reply):
+    """The name=value of the session owner's cookie the reply sets (and checks its flags)."""
+    [line] = reply.headers.getlist("Set-Cookie")
+    pair, *attributes = [part.strip() for part in line.split(";")]
+    assert pair.startswith(owner.COOKIE + "=")
+    assert {"HttpOnly", "SameSite=Strict"} <= set(attributes), line
+    return pair, [a for a in attributes if a.startswith("Path=")]
+
+
+def test_polling_sets_only_the_owner_cookie_scoped_to_its_session(gateway):
     reply = gateway.request("POST", "/api/sockjs/000/nocookie/xhr")
     assert reply.status == 200 and reply.data == b"o\n"
-    assert "Set-Cookie" not in reply.headers
+    _pair, path = owner_cookie(reply)  # no JSESSIONID
+    assert path == ["Path=/api/sockjs/000/nocookie"]
+
+
+@pytest.mark.parametrize("opener", ["xhr", "xhr_streaming", "eventsource"])
+def test_only_the_opener_may_use_a_session(gateway, opener):
+    session = "owned-" + opener
+    method = "GET" if opener == "eventsource" else "POST"
+    base = "/api/sockjs/000/%s/" % session
+    stream = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(connect=5, read=10))
+    try:
+        # A streaming answer stays open (its end would close the session): headers only.
+        response = stream.request(method, gateway.url + base + opener, preload_content=False)
+        mine, _ = owner_cookie(response)
+        check_ownership(gateway, base, mine, opener)
+    finally:
+        stream.clear()
+
+
+def check_ownership(gateway, base, mine, opener):
+    other, _ = owner_cookie(gateway.request("POST", "/api/sockjs/000/other-%s/xhr" % opener))
+    keys = b'["{\\"Op\\":\\"stdin\\",\\"Data\\":\\"id\\\\r\\"}"]'
+    forged = owner.COOKIE + "=" + mine.split("=", 1)[1][:-2] + "AA"
+    for cookie in (None, other, forged, owner.COOKIE + "=x.y", owner.COOKIE + "="):
+        headers = {"Cookie": cookie} if cookie else {}
+        sent = gateway.request("POST", base + "xhr_send", raw_body=keys, headers=headers)
+        assert sent.status == 403, (cookie, sent)
+        poll = gateway.request("POST", base + "xhr", headers=headers)
+        assert poll.status == 403, (cookie, poll)
+    sent = gateway.request("POST", base + "xhr_send", raw_body=keys, headers={"Cookie": mine})
+    assert sent.status == 204, sent
+    # A session nobody opened: still the library's 404, cookie or not.
+    assert gateway.request("POST", "/api/sockjs/000/nobody/xhr_send", raw_body=keys,
+                           headers={"Cookie": mine}).status == 404
 
 
 def test_same_origin_is_served_without_cors_headers(gateway):
@@ -165,16 +208,20 @@ async def test_close_reason_survives_quotes_and_a_busy_poll():
     client = tornado.httpclient.AsyncHTTPClient(force_instance=True)
     session = "%s/000/closing" % base
     try:
-        assert (await client.fetch(session + "/xhr", method="POST", body=b"")).body == b"o\n"
+        opened = await client.fetch(session + "/xhr", method="POST", body=b"")
+        assert opened.body == b"o\n"
+        # The opener's cookie, sent back as a browser would (only the opener may go on).
+        mine = {"Cookie": opened.headers["Set-Cookie"].split(";")[0]}
         # A poll waits; the message answers it and the close follows at once, while that
         # answer is still being written: the close frame must come with the next poll.
-        poll = client.fetch(session + "/xhr", method="POST", body=b"")
+        poll = client.fetch(session + "/xhr", method="POST", body=b"", headers=mine)
         await asyncio.sleep(0.1)
-        send = await client.fetch(session + "/xhr_send", method="POST",
+        send = await client.fetch(session + "/xhr_send", method="POST", headers=mine,
                                   body=json.dumps(["close:" + reason]).encode())
         assert send.code == 204
         first = (await poll).body.decode()
-        second = (await client.fetch(session + "/xhr", method="POST", body=b"")).body.decode()
+        second = (await client.fetch(session + "/xhr", method="POST", body=b"",
+                                     headers=mine)).body.decode()
     finally:
         client.close()
         server.stop()
@@ -201,28 +248,105 @@ async def closing_frame(ws):
             return json.loads(message[1:])
 
 
-@pytest.mark.gen_test(timeout=20)
-async def test_open_connections_are_limited():
-    app = tornado.web.Application(terminal.sockjs_urls(max_connections=2))
+class FakeTerminal:
+    def start(self, conn, on_end):
+        pass
+
+    def stop(self):
+        pass
+
+
+class FakeSessions:
+    """Binds any id starting with "ok"."""
+
+    def bind(self, session_id, conn):
+        return FakeTerminal() if session_id.startswith("ok") else None
+
+
+def bind_frame(session_id):
+    return json.dumps([json.dumps({"Op": "bind", "SessionID": session_id})])
+
+
+async def is_open(ws, seconds=0.3):
+    """Whether nothing but heartbeats came within `seconds` (no close frame)."""
+    try:
+        message = await asyncio.wait_for(ws.read_message(), seconds)
+    except asyncio.TimeoutError:
+        return True
+    return message is not None and not message.startswith("c")
+
+
+async def endpoint(**budgets):
+    conn_class = connection.connection_class(FakeSessions(), **budgets)
+    app = tornado.web.Application(transport.url_specs(transport.router(conn_class)))
+    server = tornado.httpserver.HTTPServer(app)
+    [port] = free_ports(1)
+    server.listen(port, "127.0.0.1")
+    return conn_class, server, "http://127.0.0.1:%d%s" % (port, transport.PREFIX)
+
+
+@pytest.mark.gen_test(timeout=30)
+async def test_unbound_connections_evict_the_oldest_and_bound_ones_are_limited():
+    conn_class, server, base = await endpoint(limit=3, unbound_limit=2, per_client=5)
+    try:
+        a, b = await raw_sockjs(base, "a"), await raw_sockjs(base, "b")
+        c = await raw_sockjs(base, "c")  # a third unbound one: the oldest makes room
+        assert await closing_frame(a) == [2, connection.EVICTED]
+        b.write_message(bind_frame("ok-b"))
+        c.write_message(bind_frame("ok-c"))
+        assert await is_open(b) and await is_open(c)
+        d = await raw_sockjs(base, "d")
+        e = await raw_sockjs(base, "e")  # all 3 places taken: the unbound d makes room
+        assert await closing_frame(d) == [2, connection.EVICTED]
+        e.write_message(bind_frame("ok-e"))
+        assert await is_open(e)
+        f = await raw_sockjs(base, "f")  # every open connection is bound: refused
+        assert await closing_frame(f) == [2, connection.BUSY]
+        assert await is_open(b, 0.1) and await is_open(c, 0.1) and await is_open(e, 0.1)
+        assert conn_class.gate.open == 3 and not conn_class.gate.unbound
+        for ws in (b, c, e):
+            ws.close()
+    finally:
+        server.stop()
+
+
+@pytest.mark.gen_test(timeout=30)
+async def test_a_client_at_its_unbound_budget_gets_429_before_any_connection():
+    conn_class, server, base = await endpoint(limit=10, per_client=2)
+    client = tornado.httpclient.AsyncHTTPClient(force_instance=True)
+    try:
+        a, b = await raw_sockjs(base, "a"), await raw_sockjs(base, "b")
+        for attempt in (raw_sockjs(base, "c"),
+                        client.fetch(base + "/000/x/xhr", method="POST", body=b""),
+                        client.fetch(base + "/000/y/xhr_streaming", method="POST", body=b"")):
+            with pytest.raises(tornado.httpclient.HTTPClientError) as refused:
+                await attempt
+            assert refused.value.code == 429
+        assert await is_open(a, 0.1) and await is_open(b, 0.1)
+        a.write_message(bind_frame("ok-a"))  # bound: out of the budget, room for one more
+        assert await is_open(a)
+        c = await raw_sockjs(base, "c")
+        assert conn_class.gate.open == 3
+        for ws in (a, b, c):
+            ws.close()
+    finally:
+        client.close()
+        server.stop()
+
+
+@pytest.mark.gen_test(timeout=30)
+async def test_an_unbound_connection_is_closed_after_its_deadline(monkeypatch):
+    monkeypatch.setattr(connection, "UNBOUND_DEADLINE", 0.5)
+    app = tornado.web.Application(terminal.sockjs_urls(FakeSessions()))
     server = tornado.httpserver.HTTPServer(app)
     [port] = free_ports(1)
     server.listen(port, "127.0.0.1")
     base = "http://127.0.0.1:%d%s" % (port, transport.PREFIX)
-    bad_bind = json.dumps([json.dumps({"Op": "bind", "SessionID": "0" * 32})])
     try:
-        first, second = await raw_sockjs(base, "one"), await raw_sockjs(base, "two")
-        third = await raw_sockjs(base, "three")
-        assert await closing_frame(third) == [2, connection.BUSY]
-        first.close()
-        for attempt in range(50):  # until the server has seen the first one go
-            fourth = await raw_sockjs(base, "four%d" % attempt)
-            fourth.write_message(bad_bind)
-            closed = await closing_frame(fourth)
-            if closed != [2, connection.BUSY]:
-                break
-            await asyncio.sleep(0.1)
-        # Let in this time: it went on to the bind, which names no session.
-        assert closed == [2, connection.UNKNOWN_SESSION]
-        second.close()
+        idle, bound = await raw_sockjs(base, "idle"), await raw_sockjs(base, "bound")
+        bound.write_message(bind_frame("ok"))
+        assert await closing_frame(idle) == [2, connection.NO_BIND]
+        assert await is_open(bound, 0.7)
+        bound.close()
     finally:
         server.stop()

@@ -3,6 +3,7 @@
 import logging
 from types import SimpleNamespace
 
+import ujson
 from tornado.httputil import HTTPHeaders
 
 from dashboard_api import requestlog
@@ -62,10 +63,15 @@ def test_terminal_session_ids_in_queries_are_not_shown():
     assert requestlog.describe_uri(req) == "/api/sockjs/info"
 
 
-def test_sockjs_session_ids_are_not_shown():
-    for path, shown in (("/api/sockjs/0/abc123/xhr_send", "/api/sockjs/0/*/xhr_send"),
-                        ("/api/sockjs/123/abc123/websocket", "/api/sockjs/123/*/websocket"),
-                        ("/api/sockjs/0/abc123", "/api/sockjs/0/*"),
+FP = "fp-" + requestlog.fingerprint("abc123")
+
+
+def test_sockjs_session_ids_are_shown_as_fingerprints():
+    assert len(FP) == 15 and "abc123" not in FP
+    for path, shown in (("/api/sockjs/0/abc123/xhr_send", "/api/sockjs/0/%s/xhr_send" % FP),
+                        ("/api/sockjs/123/abc123/websocket",
+                         "/api/sockjs/123/%s/websocket" % FP),
+                        ("/api/sockjs/0/abc123", "/api/sockjs/0/%s" % FP),
                         ("/api/sockjs/info", "/api/sockjs/info")):
         assert requestlog.describe_uri(SimpleNamespace(path=path, query="")) == shown
         assert requestlog.describe_uri(SimpleNamespace(path=path, query="t=1")) == shown
@@ -85,14 +91,14 @@ def test_tornado_refusals_of_terminal_requests_lose_the_session_id():
     rec = record("%d %s: %s", 403, "POST /api/sockjs/0/abc123/xhr?x=abc123 (10.0.0.1)",
                  "cross-origin request refused")
     assert filtered(rec) == \
-        "403 POST /api/sockjs/0/*/xhr (10.0.0.1): cross-origin request refused"
+        "403 POST /api/sockjs/0/%s/xhr (10.0.0.1): cross-origin request refused" % FP
     rec = record("Uncaught exception %s\n%r", "GET /api/sockjs/1/abc123/websocket (::1)",
                  SimpleNamespace(uri="/api/sockjs/1/abc123/websocket"))
     assert "abc123" not in filtered(rec)
     claim = record("Attempted to attach to session abc123 (10.0.0.1) from different IP "
                    "(10.0.0.2)")
-    assert filtered(claim) == "Attempted to attach to session * (10.0.0.1) from different IP " \
-        "(10.0.0.2)"
+    assert filtered(claim) == "Attempted to attach to session %s (10.0.0.1) from different " \
+        "IP (10.0.0.2)" % FP
     other = record("%d %s: %s", 404, "GET /api/v1/pod/x (10.0.0.1)", "gone")
     assert filtered(other) == "404 GET /api/v1/pod/x (10.0.0.1): gone"
 
@@ -102,3 +108,50 @@ def test_malformed_request_records_keep_the_event_but_not_the_detail():
     rec = record("Malformed HTTP message from %s: %s", "10.0.0.1", error)
     assert filtered(rec) == "Malformed HTTP message from 10.0.0.1 (detail not logged)"
 
+
+
+def test_bodies_that_may_carry_a_secret_show_only_their_size():
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "annotations": {
+        "kubectl.kubernetes.io/last-applied-configuration": '{"stringData":{"pw":"hunter2"}}'}},
+        "type": "Opaque", "stringData": {"pw": "hunter2"}}
+    body = ujson.dumps(secret).encode()
+    for path in ("/api/v1/_raw/secret/namespace/default/name/s",
+                 "/api/v1/_raw/configmap/namespace/default/name/c", "/api/v1/secret",
+                 "/api/v1/appdeploymentfromfile", "/api/v1/anything-else"):
+        shown = requestlog.describe_body(path, body)
+        assert "hunter2" not in shown and "bytes" in shown, (path, shown)
+    listed = ujson.dumps({"kind": "List", "items": [secret]}).encode()
+    assert "hunter2" not in requestlog.describe_body("/api/v1/x", listed)
+    # Annotations of any object are redacted: they may repeat a whole object.
+    shown = requestlog.describe_body("/settings", ujson.dumps(
+        {"metadata": {"name": "n", "annotations": {"a": "pw=hunter2"}}}).encode())
+    assert "hunter2" not in shown and '"name":"n"' in shown
+
+
+def test_audit_user_is_marked_unverified_unless_the_api_server_accepted_the_write(caplog):
+    import base64
+    claims = base64.urlsafe_b64encode(b'{"sub":"system:serviceaccount:x:y"}').rstrip(b"=")
+    token = "e30." + claims.decode() + ".sig"
+    h = headers(Authorization="Bearer " + token)
+    lines = []
+    for status in (201, 403, 401, 400):
+        handler = SimpleNamespace(
+            request=SimpleNamespace(method="POST", path="/api/v1/namespace", query="",
+                                    headers=h),
+            route=SimpleNamespace(audit=True, resource="namespace",
+                                  operation=lambda m: "namespace-create"),
+            get_status=lambda status=status: status)
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="dashboard_api.audit"):
+            requestlog.audit(handler)
+        lines.append(caplog.records[0].getMessage())
+    assert lines[0].startswith('Audit: user="system:serviceaccount:x:y" verb=POST')
+    for line in lines[1:]:
+        assert line.startswith('Audit: user="system:serviceaccount:x:y" (unverified) verb=')
+    assert token not in "".join(lines)
+
+
+def test_library_debug_loggers_are_held_at_info():
+    requestlog.quiet_library_loggers()
+    for name in ("urllib3", "urllib3.connectionpool", "kubernetes.client.rest"):
+        assert not logging.getLogger(name).isEnabledFor(logging.DEBUG), name

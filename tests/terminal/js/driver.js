@@ -15,10 +15,65 @@
 //   {"event": "sent", "name": "a"}
 //   {"event": "close", "name": "a", "code": 1, "reason": "Process exited"}
 // The end of stdin closes every connection and ends the process.
+//
+// A browser keeps the cookies a server sets and sends them back on its same-origin requests
+// (XHR and EventSource included); node's http module does neither, so the requests of the
+// client (its XHR driver and the eventsource package both call http.request) go through a
+// cookie jar here: per origin, honouring Path, as a browser would. The gateway proves the
+// owner of a SockJS session with such a cookie.
 'use strict';
 
+const http = require('http');
+const https = require('https');
 const readline = require('readline');
 const { performance } = require('perf_hooks');
+
+const jar = new Map(); // "host:port" -> Map(name + " " + path -> {name, value, path})
+
+function pathMatches(requestPath, cookiePath) {
+  return requestPath === cookiePath || (requestPath.startsWith(cookiePath) &&
+    (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/'));
+}
+
+function withCookies(module) {
+  const original = module.request;
+  module.request = function (options, callback) {
+    if (typeof options === 'string' || options instanceof URL) {
+      return original.apply(module, arguments);  // not used by the client
+    }
+    const origin = (options.hostname || options.host) + ':' + options.port;
+    const path = (options.path || '/').split('?')[0];
+    const cookies = jar.get(origin) || new Map();
+    const sent = [];
+    for (const c of cookies.values()) {
+      if (pathMatches(path, c.path)) sent.push(c.name + '=' + c.value);
+    }
+    if (sent.length) {
+      options = Object.assign({}, options, {
+        headers: Object.assign({}, options.headers || {}, { Cookie: sent.join('; ') }),
+      });
+    }
+    const req = original.call(module, options, callback);
+    req.on('response', (res) => {
+      for (const line of res.headers['set-cookie'] || []) {
+        const [pair, ...attributes] = line.split(';').map((s) => s.trim());
+        const eq = pair.indexOf('=');
+        let cookiePath = path.slice(0, path.lastIndexOf('/')) || '/';
+        for (const a of attributes) {
+          if (a.toLowerCase().startsWith('path=')) cookiePath = a.slice(5);
+        }
+        if (!jar.has(origin)) jar.set(origin, new Map());
+        const name = pair.slice(0, eq);
+        jar.get(origin).set(name + ' ' + cookiePath,
+                            { name, value: pair.slice(eq + 1), path: cookiePath });
+      }
+    });
+    return req;
+  };
+}
+withCookies(http);
+withCookies(https);
+
 const SockJS = require('sockjs-client');
 
 const socks = new Map();
