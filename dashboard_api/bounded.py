@@ -50,8 +50,8 @@ class YamlLimits:
 
 # A deploy file (4 MiB at most): hundreds of objects, CRD schemas nest some tens of levels.
 DEPLOY_FILE = YamlLimits(documents=500, nodes=300_000, depth=100, expanded_bytes=16 << 20)
-# A kubeconfig (256 KiB at most).
-KUBECONFIG = YamlLimits(documents=1, nodes=50_000, depth=40, expanded_bytes=1 << 20)
+# A kubeconfig (256 KiB at most; hundreds of contexts take a few thousand nodes).
+KUBECONFIG = YamlLimits(documents=1, nodes=20_000, depth=40, expanded_bytes=1 << 20)
 
 
 def warn_without_libyaml():
