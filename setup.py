@@ -32,6 +32,8 @@ setup(
             "schemathesis>=4,<5",
             "openapi-spec-validator>=0.7",
             "sslyze>=6,<7",
+            # Issue 18: the catastrophic-backtracking linter (tests/hostile/test_patterns.py).
+            "regexploit==1.0.0",
         ],
     },
     entry_points={
