@@ -91,4 +91,5 @@ def deep(depth):
 def after_call(context, case, response):
     if STATUS_FILE:
         with open(STATUS_FILE, "a") as f:
-            f.write("%s %s %d\n" % (case.method.upper(), case.path, response.status_code))
+            f.write("%s %s %d\n" % (case.method.upper(), case.operation.path,
+                                      response.status_code))
