@@ -74,6 +74,7 @@ class ConnectionLimits:
         self.closed = {"header-timeout": 0, "idle-timeout": 0, "limit": 0}
         self._sweeper = None
         self._warned = 0.0
+        self._pruned = 0.0
 
     # --- accounting -----------------------------------------------------------------------
 
@@ -90,7 +91,10 @@ class ConnectionLimits:
             self._sweeper = tornado.ioloop.PeriodicCallback(self.sweep, SWEEP_SECONDS * 1000)
             self._sweeper.start()
         if len(self.streams) >= self.max_connections:
-            self._prune()
+            now = self.clock()
+            if now - self._pruned > 0.1:   # a flood at the limit costs one scan per 0.1 s
+                self._pruned = now
+                self._prune()
             if len(self.streams) >= self.max_connections:
                 self.closed["limit"] += 1
                 now = self.clock()
@@ -221,5 +225,10 @@ def _refuse(stream):
         written = stream.write(REFUSAL)
     except tornado.iostream.StreamClosedError:
         return
-    written.add_done_callback(lambda f: (f.exception(), stream.close()))
+    def written_out(future):
+        if not future.cancelled():
+            future.exception()   # a client gone already: nothing to report
+        stream.close()
+
+    written.add_done_callback(written_out)
     tornado.ioloop.IOLoop.current().call_later(2.0, stream.close)

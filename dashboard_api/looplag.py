@@ -87,6 +87,13 @@ def install_step_timer():
         _installed = True
 
 
+def uninstall_step_timer():
+    """Back to asyncio's own Handle._run (for tests)."""
+    global _installed
+    asyncio.events.Handle._run = _original_run
+    _installed = False
+
+
 class LoopLag:
     def __init__(self, registry, interval=INTERVAL):
         self.interval = interval

@@ -176,3 +176,14 @@ def test_a_flood_of_silent_connections_does_not_stop_the_gateway(strict_gateway,
         finally:
             close_all(socks)
     probe.assert_responsive(1.0)
+
+
+def test_the_connection_flags_have_safe_defaults():
+    from dashboard_api.options import parse
+    opts = parse([])
+    assert (opts.header_timeout, opts.idle_timeout, opts.body_timeout, opts.max_connections) \
+        == (10.0, 60.0, 60.0, 2048)
+    opts = parse(["--header-timeout", "2s", "--idle-timeout", "1m", "--body-timeout", "500ms",
+                  "--max-connections", "10"])
+    assert (opts.header_timeout, opts.idle_timeout, opts.body_timeout, opts.max_connections) \
+        == (2.0, 60.0, 0.5, 10)

@@ -27,8 +27,11 @@ def test_a_slow_step_is_logged_with_its_request(caplog):
         await asyncio.sleep(0.05)
         lag.stop()
 
-    with caplog.at_level(logging.WARNING, logger="dashboard_api.looplag"):
-        asyncio.run(main())
+    try:
+        with caplog.at_level(logging.WARNING, logger="dashboard_api.looplag"):
+            asyncio.run(main())
+    finally:
+        looplag.uninstall_step_timer()
     messages = [r.getMessage() for r in caplog.records]
     assert any("POST /api/v1/appdeployment/validate/imagereference" in m for m in messages), \
         messages
@@ -46,6 +49,9 @@ def test_quick_steps_say_nothing(caplog):
         for _ in range(50):
             await asyncio.sleep(0)
 
-    with caplog.at_level(logging.WARNING, logger="dashboard_api.looplag"):
-        asyncio.run(main())
+    try:
+        with caplog.at_level(logging.WARNING, logger="dashboard_api.looplag"):
+            asyncio.run(main())
+    finally:
+        looplag.uninstall_step_timer()
     assert not caplog.records
