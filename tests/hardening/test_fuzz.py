@@ -34,8 +34,8 @@ SEED = int(os.environ.get("FUZZ_SEED", "20261123"))
 # mismatch") now and then, and two workers were no faster here.
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "6"))
 TIME_LIMIT = int(os.environ.get("FUZZ_TIME_LIMIT", "400"))
-# Operations allowed to see nothing but 404s (kinds the cluster has no object of).
-MAX_ONLY_404 = 10
+# Operations allowed to see nothing but 404s (measured: none of 166 with the fixed seed).
+MAX_ONLY_404 = 5
 HERE = os.path.dirname(os.path.abspath(__file__))
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
 
@@ -137,6 +137,8 @@ def test_the_fuzzer_finds_nothing(cluster, seeded_cluster, scratch, capsys, tmp_
         with open(gw.log_path, errors="replace") as f:
             log = f.read()
         requests = log.count(" Incoming HTTP/")
+        documented = {(method.upper(), path) for path, methods in
+                      gw.get("/apidocs.json").json()["paths"].items() for method in methods}
         writes_done = len(re.findall(r'Audit: user="system:serviceaccount:%s:fuzzer" '
                                      r'verb=(?:PUT|POST|DELETE) .* status=2\d\d' % ns, log))
     finally:
@@ -146,7 +148,8 @@ def test_the_fuzzer_finds_nothing(cluster, seeded_cluster, scratch, capsys, tmp_
     seen = {}
     for line in statuses.read_text().splitlines() if statuses.exists() else []:
         method, path, code = line.split(" ")
-        seen.setdefault((method, path), set()).add(int(code))
+        if (method, path) in documented:   # not the unsupported_method check's probes
+            seen.setdefault((method, path), set()).add(int(code))
     only_404 = sorted("%s %s" % op for op, codes in seen.items() if codes == {404})
     with capsys.disabled():
         print("\nfuzzer: seed %d, %s test cases, %d requests reached the gateway (%d writes "
