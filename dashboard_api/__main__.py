@@ -64,16 +64,16 @@ def listen(app, opts):
     telemetry = getattr(getattr(app, "ctx", None), "telemetry", None)
     if telemetry is not None:
         telemetry.registry.register(limits)
-    bounded = dict(limits=limits, body_timeout=opts.body_timeout)
+    bounds = dict(limits=limits, body_timeout=opts.body_timeout)
     certificate = tls.certificate_files(opts)
     if certificate:
         https = connections.BoundedHTTPServer(
-            app, ssl_options=tls.server_context(*certificate), **bounded)
+            app, ssl_options=tls.server_context(*certificate), **bounds)
         https.listen(opts.port, opts.bind_address)
         servers.append(https)
         log.info("serving HTTPS on %s:%d (TLS 1.2 or later)", opts.bind_address, opts.port)
     if opts.insecure_bind_address:
-        http = connections.BoundedHTTPServer(app, **bounded)
+        http = connections.BoundedHTTPServer(app, **bounds)
         http.listen(opts.insecure_port, opts.insecure_bind_address)
         servers.append(http)
         log.info("serving HTTP on %s:%d", opts.insecure_bind_address, opts.insecure_port)
