@@ -10,7 +10,7 @@ import time
 
 import tornado.websocket
 
-from tests.hostile.conftest import raw_socket
+from tests.hostile.conftest import raw_socket, rss_kib
 from tests.support.probe import Probe
 
 REQUEST = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -165,6 +165,7 @@ def test_a_flood_of_silent_connections_does_not_stop_the_gateway(strict_gateway,
     """600 connections opened at once and never used: the probe keeps answering, the server
     closes them all by itself."""
     gw = strict_gateway
+    before = rss_kib(gw.proc.pid)
     with Probe(gw, admin_token) as probe:
         socks = open_sockets(gw, 600)
         try:
@@ -176,6 +177,7 @@ def test_a_flood_of_silent_connections_does_not_stop_the_gateway(strict_gateway,
         finally:
             close_all(socks)
     probe.assert_responsive(1.0)
+    assert rss_kib(gw.proc.pid) - before < 30 * 1024
 
 
 def test_the_connection_flags_have_safe_defaults():

@@ -135,12 +135,14 @@ def test_a_large_json_body_is_decoded_off_the_loop(gateway, admin_token):
     items = [{"k": i} for i in range(250_000)]
     body = json.dumps({"clusterName": "x", "junk": items}).encode()
     assert 3_000_000 < len(body) < 4 * 1024 * 1024
+    before = rss_kib(gateway.proc.pid)
     with Probe(gateway, admin_token) as probe:
         for _ in range(3):
             reply = gateway.request("POST", "/api/v1/can-i", token=admin_token, csrf="can-i",
                                     raw_body=body, headers={"Content-Type": "application/json"})
             assert reply.status == 400, reply
     probe.assert_responsive(1.0)
+    assert rss_kib(gateway.proc.pid) - before < 150 * 1024
 
 
 def test_control_characters_in_query_values_are_400(gateway, admin_token):
