@@ -90,6 +90,8 @@ class BaseHandler(tornado.web.RequestHandler):
         body, route = self.request.body, self.route
         served = route is not None and self.request.method.lower() in route.methods()
         if served and len(body) > bounded.OFF_LOOP_BYTES and self._json_type():
+            if route.needs_token(self.request.method.lower()):
+                self.token()  # 401 first: no parsing for callers without a token
             try:
                 self._json = (await bounded.run(bounded.json_loads, body),)
             except bounded.InputError as exc:

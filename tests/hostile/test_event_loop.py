@@ -141,6 +141,10 @@ def test_a_large_json_body_is_decoded_off_the_loop(gateway, admin_token):
             reply = gateway.request("POST", "/api/v1/can-i", token=admin_token, csrf="can-i",
                                     raw_body=body, headers={"Content-Type": "application/json"})
             assert reply.status == 400, reply
+        # Without a token nothing is parsed: the 401 comes first.
+        reply = gateway.request("PUT", "/api/v1/_raw/configmap/namespace/default/name/x",
+                                raw_body=body, headers={"Content-Type": "application/json"})
+        assert_error(reply, 401, "Unauthorized")
     probe.assert_responsive(1.0)
     assert rss_kib(gateway.proc.pid) - before < 150 * 1024
 
