@@ -36,6 +36,8 @@ setup(
             "sslyze>=6,<7",
             # Issue 20: conf/kubernetes validated offline against current releases' schemas.
             "kubernetes-validate>=1.35",
+            # Issue 18: the catastrophic-backtracking linter (tests/hostile/test_patterns.py).
+            "regexploit==1.0.0",
         ],
     },
     entry_points={

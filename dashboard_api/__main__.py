@@ -2,13 +2,12 @@
 
 import asyncio
 import logging
+import resource
 import signal
 import sys
 
-import tornado.httpserver
-
 from dashboard_api import options as options_mod
-from dashboard_api import lifecycle, requestlog, server, tls
+from dashboard_api import bounded, connections, lifecycle, looplag, requestlog, server, tls
 from dashboard_api.auth.csrf import CsrfKeyError
 from dashboard_api.cluster import Cluster, Handle
 from dashboard_api.cluster import config as cluster_config
@@ -46,17 +45,35 @@ def make_cluster(opts, config):
     return Cluster(config, executor, **common)
 
 
+def connection_limits(opts):
+    """The ConnectionLimits of --max-connections and the timeouts, the maximum kept within
+    three quarters of the open-file limit (the rest: API-server connections, files)."""
+    maximum = opts.max_connections
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and maximum > soft * 3 // 4:
+        maximum = max(1, soft * 3 // 4)
+        log.warning("--max-connections %d is over three quarters of the open-file limit "
+                    "(%d): using %d", opts.max_connections, soft, maximum)
+    return connections.ConnectionLimits(maximum, opts.header_timeout, opts.idle_timeout)
+
+
 def listen(app, opts):
     """Starts the HTTPS and/or HTTP servers; returns them, or None when nothing can be served."""
     servers = []
+    limits = connection_limits(opts)
+    telemetry = getattr(getattr(app, "ctx", None), "telemetry", None)
+    if telemetry is not None:
+        telemetry.registry.register(limits)
+    bounds = dict(limits=limits, body_timeout=opts.body_timeout)
     certificate = tls.certificate_files(opts)
     if certificate:
-        https = tornado.httpserver.HTTPServer(app, ssl_options=tls.server_context(*certificate))
+        https = connections.BoundedHTTPServer(
+            app, ssl_options=tls.server_context(*certificate), **bounds)
         https.listen(opts.port, opts.bind_address)
         servers.append(https)
         log.info("serving HTTPS on %s:%d (TLS 1.2 or later)", opts.bind_address, opts.port)
     if opts.insecure_bind_address:
-        http = tornado.httpserver.HTTPServer(app)
+        http = connections.BoundedHTTPServer(app, **bounds)
         http.listen(opts.insecure_port, opts.insecure_bind_address)
         servers.append(http)
         log.info("serving HTTP on %s:%d", opts.insecure_bind_address, opts.insecure_port)
@@ -82,6 +99,8 @@ async def serve(opts):
     first_signal, later_signal = catch_signals()
     try:
         ctx = server.make_context(opts, cluster, Telemetry(runtime=True))
+        looplag.LoopLag(ctx.telemetry.registry).start()
+        bounded.warn_without_libyaml()
         servers = listen(server.make_app(ctx), opts)
     except (CsrfKeyError, LocaleConfigError, tls.TlsError, OSError) as exc:
         log.critical("%s", exc)

@@ -274,7 +274,7 @@ RECORDS = {
     "IntegrationHealth": obj({"healthy": BOOLEAN, "message": STRING}, required=("healthy",)),
     "IntegrationState": obj({"connected": BOOLEAN, "lastChecked": TIME,
                              "error": nullable(STRING)}, required=("connected",)),
-    "Containers": obj({"containers": array({"type": "object"})}, required=("containers",)),
+    "Containers": obj({"containers": array({"type": "string"})}, required=("containers",)),
     "RawObject": obj({"apiVersion": STRING, "kind": STRING, "metadata": {"type": "object"}},
                      description="the object as the API server has it"),
     "ReplicaCounts": obj({"desiredReplicas": INTEGER, "actualReplicas": INTEGER},

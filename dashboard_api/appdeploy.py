@@ -9,9 +9,7 @@ the field, and nothing is created.
 import re
 import secrets
 
-import yaml
-
-from dashboard_api import names
+from dashboard_api import bounded, names
 from dashboard_api.errors import bad_request
 
 PROTOCOLS = ("TCP", "UDP")
@@ -126,14 +124,17 @@ def app_objects(spec):
 
 def documents(content):
     """The objects of a YAML or JSON stream, in order (empty documents dropped); 400 naming
-    the document when one does not parse or is not an object with apiVersion, kind and name."""
+    the document when one does not parse or is not an object with apiVersion, kind and name,
+    and when the stream is over the limits of bounded.DEPLOY_FILE (documents, nodes with
+    aliases expanded, depth). CPU-bound on large input: handlers run it in bounded.run."""
     if not isinstance(content, str) or not content.strip():
         raise bad_request("content (YAML or JSON documents) is required")
     out = []
     try:
-        loaded = list(yaml.safe_load_all(content))
-    except yaml.YAMLError as exc:
-        raise bad_request("content is not valid YAML or JSON: %s" % " ".join(str(exc).split()))
+        loaded = bounded.yaml_documents(content, bounded.DEPLOY_FILE)
+    except bounded.InputError as exc:
+        raise bad_request("content is %s" % exc if str(exc).startswith("not valid")
+                          else "content is refused: %s" % exc)
     for index, doc in enumerate(loaded, 1):
         if doc is None:
             continue
@@ -162,22 +163,32 @@ def describe(doc, namespace=None):
 
 # --- the validators -----------------------------------------------------------------------
 
+# Docker's reference grammar (distribution/reference), written so that every character has one
+# way to match: the separator needs at least one character (the grammar's `[-]*` let an empty
+# separator split a run of letters in 2^n ways: 27 characters held the event loop 18 s), a domain
+# label is letters and digits joined by runs of dashes, and no repetition nests an overlapping
+# one. The input is bounded before it is matched. tests/hostile/test_patterns.py checks every
+# pattern of the project for catastrophic backtracking.
 _ALNUM = r"[a-z0-9]+"
-_SEPARATOR = r"(?:[._]|__|[-]*)"
+_SEPARATOR = r"(?:[._]|__|-+)"
 _COMPONENT = _ALNUM + r"(?:" + _SEPARATOR + _ALNUM + r")*"
-_DOMAIN_PART = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN_PART = r"[a-zA-Z0-9]+(?:-+[a-zA-Z0-9]+)*"
 _DOMAIN = _DOMAIN_PART + r"(?:\." + _DOMAIN_PART + r")*(?::[0-9]+)?"
 _NAME = r"(?:" + _DOMAIN + r"/)?" + _COMPONENT + r"(?:/" + _COMPONENT + r")*"
-_TAG = r"[\w][\w.-]{0,127}"
-_DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}"
+_TAG = r"\w[\w.-]{0,127}"
+_DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,1024}"
 REFERENCE = re.compile(r"^(" + _NAME + r")(?::" + _TAG + r")?(?:@" + _DIGEST + r")?$")
 NAME_MAX = 255
+# Longest reference looked at: a name (255), a tag (128), a digest (a long algorithm and hash).
+REFERENCE_MAX = 2048
 
 
 def image_reference_problem(reference):
     """'' when ``reference`` is a valid image reference, else the Docker parser's message."""
     if not reference:
         return "repository name must have at least one component"
+    if len(reference) > REFERENCE_MAX:
+        return "invalid reference format: longer than %d characters" % REFERENCE_MAX
     match = REFERENCE.match(reference)
     if match is None:
         if REFERENCE.match(reference.lower()):

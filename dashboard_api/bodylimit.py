@@ -1,4 +1,5 @@
-"""One maximum request body size for the whole gateway, enforced before the body is read.
+"""One maximum request body size for the whole gateway, enforced before the body is read; routes
+that need less have a smaller one of their own (routes.Route.max_body: sign-in takes 256 KiB).
 
 Tornado buffers a request's body whole before the handler runs (up to the server's own limit,
 100 MB by default), so a check in a handler comes too late to save the memory. This delegate sits
@@ -31,16 +32,21 @@ class BodyLimit(tornado.httputil.HTTPMessageDelegate):
     """Wraps the router's delegate of one request; passes everything through until the body
     is known to exceed ``limit`` bytes, then answers 413 itself and drops the rest."""
 
-    def __init__(self, inner, request_conn, limit):
+    def __init__(self, inner, request_conn, limit, route_limits=()):
         self.inner = inner
         self.conn = request_conn
         self.limit = limit
+        self.route_limits = route_limits  # (compiled path regex, limit) of routes with their own
         self.received = 0
         self.refused = False
         self.path = ""
 
     def headers_received(self, start_line, headers):
         self.path = getattr(start_line, "path", "")
+        path = self.path.split("?", 1)[0]
+        for pattern, limit in self.route_limits:
+            if limit < self.limit and pattern.match(path):
+                self.limit = limit
         declared = headers.get("Content-Length", "")
         if declared.strip().isdigit() and int(declared) > self.limit:
             self.conn.set_max_body_size(_UNBOUNDED)

@@ -24,7 +24,7 @@ ERRORS = {
     "403": "the token may not do this (the API server's message), or a bad CSRF token",
     "404": "no such object, kind or path",
     "405": "the path does not serve this method (Allow lists those it does)",
-    "413": "the request body is larger than --max-body-size",
+    "413": "the request body is larger than --max-body-size (or the route's own smaller limit)",
 }
 BODY_METHODS = ("post", "put", "patch")
 PATH_EXAMPLES = {"namespace": "default", "kind": "deployment"}

@@ -96,6 +96,20 @@ def parser():
                      help="largest request body on any route (4Mi: a deploy file of several "
                           "objects); a larger one is a 413 before it is read")
 
+    # Issue 18: connections are bounded (dashboard_api/connections.py).
+    net.add_argument("--header-timeout", type=duration, default=duration("10s"),
+                     help="a new connection's first request, and any request once its first "
+                          "byte is in, must complete its headers within this; else closed")
+    net.add_argument("--idle-timeout", type=duration, default=duration("60s"),
+                     help="how long a kept-alive connection may wait silent for its next "
+                          "request (responses being streamed and websockets are not idle)")
+    net.add_argument("--body-timeout", type=duration, default=duration("60s"),
+                     help="how long a request's body may take to arrive")
+    net.add_argument("--max-connections", type=_positive_int, default=2048,
+                     help="most client connections open at once (websockets included; at "
+                          "most three quarters of the open-file limit); more are answered "
+                          "503 and closed")
+
     kube = p.add_argument_group("cluster")
     kube.add_argument("--apiserver-host", default=None,
                       help="API server address (overrides in-cluster config)")

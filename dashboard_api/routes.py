@@ -20,11 +20,13 @@ class Route:
     segment after ``/api/v1/`` (as upstream binds it). ``component`` is the part of the product
     that serves it (api, auth, web), used by the deployment modes. ``audit``: whether its
     POST, PUT, PATCH and DELETE requests get an audit line in the request log (False for
-    calls that change nothing, such as validators and permission checks).
+    calls that change nothing, such as validators and permission checks). ``max_body``: a
+    body size limit of its own (bytes) where --max-body-size is more than the route needs
+    (bodylimit.py applies the smaller).
     """
 
     def __init__(self, template, handler, name, csrf=True, component="api", kwargs=None,
-                 summary="", auth=True, audit=True):
+                 summary="", auth=True, audit=True, max_body=None):
         self.template = template
         self.handler = handler
         self.name = name
@@ -34,6 +36,7 @@ class Route:
         self.summary = summary
         self.auth = auth
         self.audit = audit
+        self.max_body = max_body
         self.params = _PARAM.findall(template)
         self.operations = {}  # method -> name of the route serving it, when merged
 
@@ -131,7 +134,8 @@ def merged(routes):
         route = Route(template, handler, "+".join(r.name for r in group),
                       csrf=poster.csrf, component=group[0].component, kwargs=kwargs,
                       summary="; ".join(r.summary for r in group if r.summary),
-                      auth=tuple(auth), audit=any(r.audit for r in group))
+                      auth=tuple(auth), audit=any(r.audit for r in group),
+                      max_body=max((r.max_body for r in group), key=lambda v: v or 1 << 62))
         route.operations = {method: r.name for method, r in seen.items()}
         out.append(route)
     return out

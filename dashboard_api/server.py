@@ -6,11 +6,12 @@ component's routes. The metrics sidecar is a process of its own, reached by its 
 """
 
 import logging
+import re
 
 import tornado.web
 
-from dashboard_api import (bodylimit, lifecycle, listing, locales, proxies, requestlog, routes,
-                           terminal)
+from dashboard_api import (bodylimit, connections, lifecycle, listing, locales, looplag, proxies,
+                           requestlog, routes, terminal)
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache import WatchCache
 from dashboard_api.cache.access import Access
@@ -37,12 +38,15 @@ def served_routes(mode):
 class Application(tornado.web.Application):
     def start_request(self, server_conn, request_conn):
         # Every request passes the body size limit before the router sees its body.
+        connections.harden_headers(request_conn)
         return bodylimit.BodyLimit(super().start_request(server_conn, request_conn),
-                                   request_conn, max_body_size(self.ctx.options))
+                                   request_conn, max_body_size(self.ctx.options),
+                                   self.route_limits)
 
     def find_handler(self, request, **kwargs):
         # Called once per request as soon as its headers are in: the "Incoming" log line.
         requestlog.incoming(request)
+        looplag.request_started(request)  # names the request in slow-step warnings
         self.ctx.lifecycle.request_started()
         return super().find_handler(request, **kwargs)
 
@@ -67,6 +71,9 @@ def make_app(ctx):
                       log_function=requestlog.outgoing,
                       websocket_max_message_size=max_body_size(ctx.options))
     app.ctx = ctx
+    app.route_limits = [(re.compile(r.regex()), r.max_body)
+                        for r in routes.merged(ctx.routes or served_routes(ctx.options.mode))
+                        if r.max_body]
     return app
 
 

@@ -228,7 +228,7 @@ class Download(Base):
     def _parse(self):
         try:
             body = json.loads(self.request.body or b"null")
-        except ValueError:
+        except (ValueError, RecursionError):   # RecursionError: nested too deeply
             raise bad_request("the body is not JSON") from None
         if isinstance(body, list):
             body = {"selectors": body}

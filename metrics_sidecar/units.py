@@ -18,7 +18,7 @@ _SUFFIX = {
     "Ki": decimal.Decimal(2 ** 10), "Mi": decimal.Decimal(2 ** 20), "Gi": decimal.Decimal(2 ** 30),
     "Ti": decimal.Decimal(2 ** 40), "Pi": decimal.Decimal(2 ** 50), "Ei": decimal.Decimal(2 ** 60),
 }
-_QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))"
+_QUANTITY = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))"
                        r"(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$")
 _NANO = decimal.Decimal(10 ** 9)
 

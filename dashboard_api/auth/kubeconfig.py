@@ -1,6 +1,6 @@
 """The bearer token carried by a kubeconfig's current context (sign-in with a kubeconfig file)."""
 
-import yaml
+from dashboard_api import bounded
 
 
 class KubeconfigError(ValueError):
@@ -38,13 +38,16 @@ def _named(entries, name, what):
 def token_from_kubeconfig(content):
     """The token of the current context's user; KubeconfigError says why there is none.
 
-    Only the content is read: file references (tokenFile, exec plugins, client certificates)
+    CPU-bound on large input (the login route's body is at most 256 KiB): handlers run it in
+    bounded.run. Only the content is read: file references (tokenFile, exec plugins, client certificates)
     would make the server read its own files or run commands, so they are refused.
     """
     try:
-        doc = yaml.safe_load(content)
-    except (yaml.YAMLError, RecursionError):
-        raise KubeconfigError("the kubeconfig is not valid YAML")
+        doc = bounded.yaml_document(content, bounded.KUBECONFIG)
+    except bounded.InputError as exc:
+        if str(exc).startswith("not valid"):
+            raise KubeconfigError("the kubeconfig is not valid YAML")
+        raise KubeconfigError("the kubeconfig is refused: %s" % exc)
     if not isinstance(doc, dict):
         raise KubeconfigError("the kubeconfig is not a YAML mapping")
     contexts = _list(doc.get("contexts"), "contexts")

@@ -7,8 +7,11 @@ then asks the API server instead: never a guess.
 
 import re
 
-_SET = re.compile(r"^\s*(!?)\s*([A-Za-z0-9_./-]+)\s*(?:(in|notin)\s*\(([^)]*)\))?\s*$")
-_EQ = re.compile(r"^\s*([A-Za-z0-9_./-]+)\s*(==|=|!=)\s*([A-Za-z0-9_.-]*)\s*$")
+# Applied to stripped parts, so that no two `\s*` meet (they would split a run of spaces in
+# quadratically many ways).
+_SET = re.compile(r"^(!?)\s*([A-Za-z0-9_./-]+)\s*(?:(in|notin)\s*\(([^)]*)\))?$")
+_EQ = re.compile(r"^([A-Za-z0-9_./-]+)\s*(==|=|!=)\s*([A-Za-z0-9_.-]*)$")
+_FIELD = re.compile(r"^([A-Za-z.]+)\s*(==|=|!=)")
 
 
 def _split(text):
@@ -32,6 +35,7 @@ def labels(text):
         return lambda _labels: True
     tests = []
     for part in _split(text):
+        part = part.strip()
         m = _EQ.match(part)
         if m:
             key, op, value = m.groups()
@@ -87,10 +91,12 @@ def fields(text):
         return lambda _obj: True
     tests = []
     for part in text.split(","):
-        m = re.match(r"^\s*([A-Za-z.]+)\s*(==|=|!=)\s*(.*?)\s*$", part)
+        part = part.strip()
+        m = _FIELD.match(part)
         if not m or m.group(1) not in FIELD_PATHS:
             return None
-        path, op, value = m.groups()
+        path, op = m.groups()
+        value = part[m.end():].strip()
         if op == "!=":
             tests.append(lambda o, p=path, v=value: _path_value(o, p) != v)
         else:

@@ -8,7 +8,7 @@ document failed, why, and which were created before it. The three validators are
 CSRF; ``validate/name`` needs a token (it reads with the caller's rights).
 """
 
-from dashboard_api import appdeploy
+from dashboard_api import appdeploy, bounded
 from dashboard_api.cluster.discovery import segment
 from dashboard_api.errors import ApiError, bad_request, from_apiserver
 from dashboard_api.handlers.base import BaseHandler
@@ -52,7 +52,10 @@ class FromFileHandler(BaseHandler):
         namespace = body.get("namespace")
         if namespace is not None and not isinstance(namespace, str):
             raise bad_request("namespace must be a string")
-        docs = appdeploy.documents(body.get("content"))
+        content = body.get("content")
+        docs = await bounded.run(appdeploy.documents, content) \
+            if isinstance(content, str) and len(content) > bounded.OFF_LOOP_BYTES \
+            else appdeploy.documents(content)
         discovery = self.ctx.cluster.discovery
         created = self.audit_objects = []
         for index, doc in docs:
@@ -131,6 +134,8 @@ class ProtocolsHandler(BaseHandler):
 
 
 _APP = "/api/v1/appdeployment"
+# The validators answer anyone: a few fields, never more than this.
+VALIDATOR_MAX_BODY = 64 * 1024
 ROUTES = [
     Route(_APP, AppDeploymentHandler, "appdeployment",
           summary="Deploys an application from the form: a deployment and an optional "
@@ -139,12 +144,13 @@ ROUTES = [
           summary="Creates the objects of YAML or JSON documents {name, namespace, content} "
                   "(201)"),
     Route(_APP + "/validate/name", ValidateNameHandler, "validate-name", csrf=False, audit=False,
+          max_body=VALIDATOR_MAX_BODY,
           summary="Whether no deployment or service has the name yet {valid}"),
     Route(_APP + "/validate/imagereference", ValidateImageHandler, "validate-image",
-          csrf=False, auth=False, audit=False,
+          csrf=False, auth=False, audit=False, max_body=VALIDATOR_MAX_BODY,
           summary="Whether an image reference parses {valid, reason}"),
     Route(_APP + "/validate/protocol", ValidateProtocolHandler, "validate-protocol",
-          csrf=False, auth=False, audit=False,
+          csrf=False, auth=False, audit=False, max_body=VALIDATOR_MAX_BODY,
           summary="Whether a protocol suits the service type {valid}"),
     Route(_APP + "/protocols", ProtocolsHandler, "appdeployment-protocols", auth=False,
           summary="Protocols a service port may use {protocols}"),

@@ -7,7 +7,7 @@ import time
 import tornado.web
 import ujson
 
-from dashboard_api import listing, params, webui
+from dashboard_api import bounded, listing, params, webui
 from dashboard_api.auth.bearer import bearer_token
 from dashboard_api.cluster.client import is_impersonation_header
 from dashboard_api.errors import REASONS, ApiError, bad_request, unauthorized
@@ -68,27 +68,53 @@ class BaseHandler(tornado.web.RequestHandler):
 
     # --- input ----------------------------------------------------------------------------
 
-    def prepare(self):
+    async def prepare(self):
         # Bodies over --max-body-size never get here: dashboard_api/bodylimit.py answers 413
         # as soon as the headers (or too many chunks) are in.
+        params.check_query(self.request.query_arguments)
         route = self.route
         if self.request.method != "POST" or route is None or "post" not in route.methods():
+            await self._decode_large_body()
             return  # a 405 spends no CSRF token
         action = route.csrf_action
         if action and self.ctx.csrf is not None:
             if route.needs_token("post"):
                 self.token()  # 401 first: an anonymous caller spends no CSRF token
             self.ctx.csrf.validate(action, self.request.headers.get("X-CSRF-TOKEN"))
+        await self._decode_large_body()
+
+    _json = None  # (the decoded body,) once decoded
+
+    async def _decode_large_body(self):
+        """A large JSON body is decoded (and its depth checked) in the parse pool, after the
+        CSRF check; json_body then returns it."""
+        body, route = self.request.body, self.route
+        served = route is not None and self.request.method.lower() in route.methods()
+        if served and len(body) > bounded.OFF_LOOP_BYTES and self._json_type():
+            if route.needs_token(self.request.method.lower()):
+                self.token()  # 401 first: no parsing for callers without a token
+            try:
+                self._json = (await bounded.run(bounded.json_loads, body),)
+            except bounded.InputError as exc:
+                raise bad_request("request body is %s" % exc if str(exc).startswith("not")
+                                  else "request body is refused: %s" % exc)
+
+    def _json_type(self):
+        ctype = self.request.headers.get("Content-Type", "")
+        return "json" in ctype or "yaml" in ctype
 
     def json_body(self):
-        """The request body as JSON; 415 for another content type, 400 when it does not parse."""
-        ctype = self.request.headers.get("Content-Type", "")
-        if self.request.body and "json" not in ctype and "yaml" not in ctype:
+        """The request body as JSON; 415 for another content type, 400 when it does not parse
+        or nests deeper than bounded.MAX_JSON_DEPTH."""
+        if self.request.body and not self._json_type():
             raise ApiError(415, "request body must be application/json", "UnsupportedMediaType")
+        if self._json is not None:
+            return self._json[0]
         try:
-            return ujson.loads(self.request.body or b"null")
-        except ValueError:
-            raise bad_request("request body is not valid JSON")
+            return bounded.json_loads(self.request.body or b"null")
+        except bounded.InputError as exc:
+            raise bad_request("request body is %s" % exc if str(exc).startswith("not")
+                              else "request body is refused: %s" % exc)
 
     def int_arg(self, name, default=None, minimum=None):
         return params.integer(name, self.get_query_argument(name, None), default, minimum)

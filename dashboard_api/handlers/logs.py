@@ -162,6 +162,7 @@ class LogHandler(LogsBase):
                               "logFilePosition=beginning")
         offset_from = self.int_arg("offsetFrom", None)
         offset_to = self.int_arg("offsetTo", None)
+        line_num = self.int_arg("referenceLineNum", 0)  # checked even where unused
         if (offset_from is None) != (offset_to is None):
             raise bad_request("offsetFrom and offsetTo go together")
         count = PAGE_LINES if tail_lines is None else tail_lines
@@ -170,7 +171,7 @@ class LogHandler(LogsBase):
                 return Selection(LineId(OLDEST), 0, count, BEGINNING), None
             return Selection.last_lines(count), tail_lines
         reference = LineId(self.get_query_argument("referenceTimestamp", "") or NEWEST,
-                           self.int_arg("referenceLineNum", 0))
+                           line_num)
         return Selection(reference, offset_from, offset_to, position), tail_lines
 
 

@@ -9,6 +9,7 @@ says so, whose it is.
 
 import re
 
+from dashboard_api import bounded
 from dashboard_api.auth.identity import service_account_name
 from dashboard_api.auth.kubeconfig import KubeconfigError, token_from_kubeconfig
 from dashboard_api.errors import bad_request, unauthorized
@@ -17,6 +18,8 @@ from dashboard_api.routes import Route
 
 # Printable ASCII without spaces: anything else cannot travel in an HTTP header.
 _TOKEN = re.compile(r"^[\x21-\x7e]+$")
+# A token or a kubeconfig: far below the gateway's --max-body-size.
+LOGIN_MAX_BODY = 256 * 1024
 
 
 class CsrfTokenHandler(BaseHandler):
@@ -35,7 +38,9 @@ class LoginHandler(BaseHandler):
             token = token.strip()
         elif isinstance(kubeconfig, str) and kubeconfig.strip():
             try:
-                token = token_from_kubeconfig(kubeconfig)
+                token = await bounded.run(token_from_kubeconfig, kubeconfig) \
+                    if len(kubeconfig) > bounded.OFF_LOOP_BYTES \
+                    else token_from_kubeconfig(kubeconfig)
             except KubeconfigError as exc:
                 raise bad_request(str(exc))
         else:
@@ -59,6 +64,7 @@ ROUTES = [
     Route("/api/v1/csrftoken/{action}", CsrfTokenHandler, "csrftoken", auth=False,
           summary="A one-time CSRF token for POSTs whose first path segment is `action`"),
     Route("/api/v1/login", LoginHandler, "login", component="auth", auth=False, audit=False,
+          max_body=LOGIN_MAX_BODY,
           summary="Signs in with {token} or {kubeConfig}; answers {token}"),
     Route("/api/v1/me", MeHandler, "me", component="auth",
           summary="Whether the token is accepted: {authenticated, name?}"),

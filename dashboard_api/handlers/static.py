@@ -3,7 +3,8 @@
 When the root holds one directory per locale (upstream's layout: en/, de/, ...), each request
 gets the directory of its locale: the ``lang`` cookie, else the Accept-Language header, else
 ``en``. Unknown files fall back to index.html so the UI's own routes load; the index is never
-cached; any other path ending in ``/`` is a 404 (no directory listings).
+cached; any other path ending in ``/`` is a 404 (no directory listings). Every answer says the
+UI may not be framed (X-Frame-Options: DENY, CSP frame-ancestors 'none') nor sniffed.
 """
 
 import os
@@ -29,7 +30,17 @@ def locale_dirs(root):
     return sorted(n for n in names if os.path.isfile(os.path.join(root, n, INDEX)))
 
 
+# The UI may not be framed by another site (clickjacking): both the old header and CSP's.
+FRAME_HEADERS = {"X-Frame-Options": "DENY",
+                 "Content-Security-Policy": "frame-ancestors 'none'",
+                 "X-Content-Type-Options": "nosniff"}
+
+
 class StaticHandler(tornado.web.StaticFileHandler):
+    def set_default_headers(self):
+        for name, value in FRAME_HEADERS.items():
+            self.set_header(name, value)
+
     def initialize(self, path, localized):
         super().initialize(path)
         self.base = path

@@ -1,0 +1,191 @@
+"""Connections are bounded: slow headers, idle keep-alive and floods are closed by the server,
+beyond --max-connections a client is refused at once, and streams that are meant to last (an
+xhr-streaming terminal, a websocket) outlive the idle timeout. The gateway under test
+(conftest.strict_gateway) has --header-timeout 2s, --idle-timeout 4s, --max-connections 700."""
+
+import re
+import select
+import socket
+import time
+
+import tornado.websocket
+
+from tests.hostile.conftest import raw_socket, rss_kib
+from tests.support.probe import Probe
+
+REQUEST = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+def closed_by_peer(sock):
+    """Whether the server has closed ``sock`` (readable with nothing to read, or reset)."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        if not readable:
+            return False
+        return sock.recv(65536) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+
+
+def open_sockets(gw, count):
+    out = []
+    for _ in range(count):
+        sock = raw_socket(gw)
+        sock.setblocking(False)
+        out.append(sock)
+    return out
+
+
+def close_all(socks):
+    for sock in socks:
+        sock.close()
+
+
+def connections_metric(gw, reason):
+    text = gw.get("/metrics").data.decode()
+    m = re.search(r'^dashboard_http_connections_closed_total\{reason="%s"\} (\S+)$' % reason,
+                  text, re.M)
+    return float(m.group(1))
+
+
+def test_slow_headers_are_closed_by_the_server(strict_gateway, admin_token):
+    """300 connections each sending a header byte every 0.5 s (faster than any per-read
+    timeout) are all closed once the 2 s header deadline has passed; the probe keeps
+    answering throughout."""
+    gw = strict_gateway
+    before = connections_metric(gw, "header-timeout")
+    socks = open_sockets(gw, 300)
+    header = b"GET /api/v1/namespace HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 1000
+    started = time.monotonic()
+    sent = 0
+    try:
+        with Probe(gw, admin_token) as probe:
+            open_ = list(socks)
+            while open_ and time.monotonic() - started < 8:
+                for sock in open_:
+                    try:
+                        sock.send(header[sent:sent + 1])
+                    except (BlockingIOError, ConnectionResetError, BrokenPipeError):
+                        pass
+                sent += 1
+                time.sleep(0.5)
+                open_ = [s for s in open_ if not closed_by_peer(s)]
+            took = time.monotonic() - started
+        assert not open_, "%d of 300 slow connections still open after %.1f s" % (
+            len(open_), took)
+        assert took < 4.5, "closed only after %.1f s (header timeout 2 s)" % took
+        probe.assert_responsive(1.0)
+    finally:
+        close_all(socks)
+    assert connections_metric(gw, "header-timeout") - before >= 300
+
+
+def test_an_idle_keep_alive_connection_lasts_the_idle_timeout_not_more(strict_gateway):
+    sock = raw_socket(strict_gateway)
+    try:
+        sock.sendall(REQUEST)
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        started = time.monotonic()
+        sock.setblocking(False)
+        time.sleep(3)   # longer than the header timeout: idle is not slow
+        assert not closed_by_peer(sock)
+        sock.setblocking(True)
+        sock.sendall(REQUEST)   # and it still serves
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        sock.setblocking(False)
+        while not closed_by_peer(sock) and time.monotonic() - started < 10:
+            time.sleep(0.2)
+        assert closed_by_peer(sock)
+        assert 3.5 < time.monotonic() - started < 7.5
+    finally:
+        sock.close()
+
+
+def test_long_lived_streams_outlive_the_idle_timeout(strict_gateway):
+    """An xhr-streaming SockJS session and a websocket stay open past the 4 s idle timeout
+    (the terminal's own bind deadline, 10 s, is what ends these unbound sessions)."""
+    import asyncio
+
+    stream = raw_socket(strict_gateway)
+    try:
+        stream.sendall(b"POST /api/sockjs/000/longlived/xhr_streaming HTTP/1.1\r\nHost: x\r\n"
+                       b"Content-Length: 0\r\n\r\n")
+        first = stream.recv(65536)
+        assert first.startswith(b"HTTP/1.1 200 "), first[:200]
+
+        async def websocket():
+            url = strict_gateway.url.replace("http", "ws") + "/api/sockjs/000/longws/websocket"
+            ws = await tornado.websocket.websocket_connect(url)
+            assert await ws.read_message() == "o"
+            await asyncio.sleep(6)
+            ws.write_message('["still here"]')   # an unbound session ignores input
+            alive = ws.protocol is not None and ws.close_code is None
+            ws.close()
+            return alive
+
+        assert asyncio.run(websocket()) is True
+        stream.setblocking(False)
+        assert not closed_by_peer(stream), "the xhr-streaming response was cut"
+    finally:
+        stream.close()
+
+
+def test_beyond_max_connections_a_client_is_refused_at_once(strict_gateway):
+    """700 connections held (silent): the next is answered 503 without waiting; once the
+    server has closed the silent ones (header timeout), new clients are served again."""
+    gw = strict_gateway
+    socks = []
+    try:
+        while len(socks) < 700:
+            socks.extend(open_sockets(gw, 50))
+        started = time.monotonic()
+        extra = raw_socket(gw)
+        try:
+            extra.sendall(REQUEST)
+            answer = extra.recv(65536)
+        except ConnectionResetError:
+            answer = b""
+        finally:
+            extra.close()
+        assert answer.startswith(b"HTTP/1.1 503 ") or answer == b"", answer[:200]
+        assert time.monotonic() - started < 1.0
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline:
+            if all(closed_by_peer(s) for s in socks):
+                break
+            time.sleep(0.2)
+        assert all(closed_by_peer(s) for s in socks)
+    finally:
+        close_all(socks)
+    assert gw.get("/healthz").status == 200
+    assert connections_metric(gw, "limit") >= 1
+
+
+def test_a_flood_of_silent_connections_does_not_stop_the_gateway(strict_gateway, admin_token):
+    """600 connections opened at once and never used: the probe keeps answering, the server
+    closes them all by itself."""
+    gw = strict_gateway
+    before = rss_kib(gw.proc.pid)
+    with Probe(gw, admin_token) as probe:
+        socks = open_sockets(gw, 600)
+        try:
+            time.sleep(1.0)
+            deadline = time.monotonic() + 8
+            while time.monotonic() < deadline and not all(closed_by_peer(s) for s in socks):
+                time.sleep(0.2)
+            assert all(closed_by_peer(s) for s in socks)
+        finally:
+            close_all(socks)
+    probe.assert_responsive(1.0)
+    assert rss_kib(gw.proc.pid) - before < 30 * 1024
+
+
+def test_the_connection_flags_have_safe_defaults():
+    from dashboard_api.options import parse
+    opts = parse([])
+    assert (opts.header_timeout, opts.idle_timeout, opts.body_timeout, opts.max_connections) \
+        == (10.0, 60.0, 60.0, 2048)
+    opts = parse(["--header-timeout", "2s", "--idle-timeout", "1m", "--body-timeout", "500ms",
+                  "--max-connections", "10"])
+    assert (opts.header_timeout, opts.idle_timeout, opts.body_timeout, opts.max_connections) \
+        == (2.0, 60.0, 0.5, 10)
