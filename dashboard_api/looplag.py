@@ -18,11 +18,12 @@ traceback on every call_soon, too slow to leave on in production.
 
 import asyncio
 import contextvars
-import hashlib
 import logging
 import time
 
 import prometheus_client
+
+from dashboard_api import requestlog
 
 log = logging.getLogger("dashboard_api.looplag")
 
@@ -35,18 +36,11 @@ SOCKJS_PREFIX = "/api/sockjs/"
 CURRENT = contextvars.ContextVar("dashboard_request", default=None)
 
 
-def fingerprint(text):
-    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:12]
-
-
 def describe(method, path):
     """Method and path as the warning shows them: never a query, a SockJS session id only as
     its fingerprint (the id lets whoever knows it use that terminal's fallback transports)."""
     if path.startswith(SOCKJS_PREFIX):
-        parts = path.split("/")
-        if len(parts) >= 5:  # "", "api", "sockjs", server, session[, transport]
-            parts[4] = "<session %s>" % fingerprint(parts[4])
-        path = "/".join(parts)
+        path = requestlog.terminal_path(path)
     return "%s %s" % (method, path[:300])
 
 

@@ -8,7 +8,7 @@ import time
 
 import prometheus_client
 
-from dashboard_api import looplag
+from dashboard_api import looplag, requestlog
 
 
 def test_a_slow_step_is_logged_with_its_request(caplog):
@@ -37,7 +37,7 @@ def test_a_slow_step_is_logged_with_its_request(caplog):
         messages
     sockjs = [m for m in messages if "/api/sockjs/123/" in m]
     assert sockjs and "secret-session-id" not in sockjs[0]
-    assert looplag.fingerprint("secret-session-id") in sockjs[0]
+    assert requestlog.fingerprint("secret-session-id") in sockjs[0]
     assert registry.get_sample_value("dashboard_event_loop_lag_seconds_bucket",
                                      {"le": "0.1"}) < \
         registry.get_sample_value("dashboard_event_loop_lag_seconds_count")
