@@ -132,6 +132,11 @@ def parser():
                       help="how long a list waits for a slot before a 503 with Retry-After")
     kube.add_argument("--api-timeout", type=duration, default=duration("60s"),
                       help="timeout of one API server call")
+    kube.add_argument("--read-your-writes-timeout", type=duration, default=duration("2s"),
+                      help="after a write through the gateway, the longest its reply waits "
+                           "until the watch cache has applied the written object's event, so "
+                           "that the caller's next list shows it; past it (or 0) the reply "
+                           "says 'Warning: 299' that lists may lag")
 
     sec = p.add_argument_group("security")
     _flag(sec, "--disable-csrf", "--disable-csrf-protection",
