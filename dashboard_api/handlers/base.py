@@ -124,7 +124,7 @@ class BaseHandler(tornado.web.RequestHandler):
             self.set_header("Allow", ", ".join(m.upper() for m in self.route.methods()))
         for name, value in error.headers.items():
             self.set_header(name, value)
-        for warning in getattr(self, "lag_warnings", ()):  # send_error cleared them with the other headers
+        for warning in getattr(self, "lag_warnings", ()):  # send_error cleared them
             self.add_header("Warning", warning)
         self.set_status(error.code, error.reason if error.code not in REASONS else None)
         if self.ctx.options.web_ui_compat:
