@@ -16,6 +16,10 @@ Nothing waits for kinds the cache does not hold or has not synced (secrets, cust
 time runs out the write still succeeds and its reply carries ``Warning: 299 - "..."`` saying a
 list may lag. Waiters are futures resolved by the store's apply path on the event loop; each is
 removed when it resolves or times out, and at most ``limit`` wait at once.
+
+Identical concurrent lists of one caller share one answer (listing.list_kind); a list asked
+after a write must not join one asked before it, so each write counts in ``cluster.writes``,
+which that sharing's key includes.
 """
 
 import asyncio
@@ -131,31 +135,6 @@ class Applied:
 
     # --- the writer's side ------------------------------------------------------------------
 
-    def waiter_for(self, method, path, response):
-        """The waiter of a successful write (None: nothing to wait for) and the resource's
-        (group, plural)."""
-        where = target(path)
-        if where is None or where[4] not in SAME_OBJECT:
-            return None, None
-        group, plural, namespace, name, _sub = where
-        try:
-            obj = response.json()
-        except ValueError:
-            obj = None
-        meta = _meta(obj)
-        if method == "DELETE":
-            uid = meta.get("uid") or ((obj or {}).get("details") or {}).get("uid") \
-                if isinstance(obj, dict) else None
-            if not uid or not name:
-                return None, None
-            version = meta.get("resourceVersion") if _pending_deletion(obj) else None
-            return Waiter(uid, version, True, namespace, name), (group, plural)
-        uid, version = meta.get("uid"), meta.get("resourceVersion")
-        if not uid or not version:
-            return None, None
-        return Waiter(uid, version, False, meta.get("namespace") or namespace,
-                      meta.get("name") or name), (group, plural)
-
     async def wait(self, store, waiter, timeout):
         """True once ``store`` has applied what ``waiter`` waits for; False after
         ``timeout`` seconds (or at once when too many wait)."""
@@ -189,11 +168,41 @@ def _resolve(waiter):
         waiter.future.set_result(True)
 
 
+def written(method, path, response):
+    """The waiter of a successful write (None: it wrote no object) and the resource's
+    (group, plural)."""
+    where = target(path)
+    if where is None or where[4] not in SAME_OBJECT:
+        return None, None
+    group, plural, namespace, name, _sub = where
+    try:
+        obj = response.json()
+    except ValueError:
+        obj = None
+    meta = _meta(obj)
+    if method == "DELETE":
+        details = obj.get("details") if isinstance(obj, dict) else None
+        uid = meta.get("uid") or (details.get("uid") if isinstance(details, dict) else None)
+        if not uid or not name:
+            return None, None
+        version = meta.get("resourceVersion") if _pending_deletion(obj) else None
+        return Waiter(uid, version, True, namespace, name), (group, plural)
+    uid, version = meta.get("uid"), meta.get("resourceVersion")
+    if not uid or not version:
+        return None, None
+    return Waiter(uid, version, False, meta.get("namespace") or namespace,
+                  meta.get("name") or name), (group, plural)
+
+
 async def settle(cache, method, path, response, timeout):
     """After a successful write: True when the cache shows it (or need not), else False."""
-    waiter, resource = cache.applied.waiter_for(method, path, response)
+    waiter, resource = written(method, path, response)
     if waiter is None:
         return True
+    return await _settled(cache, waiter, resource, method, path, timeout)
+
+
+async def _settled(cache, waiter, resource, method, path, timeout):
     store = cache.synced_store(*resource)
     if store is None:
         return True
@@ -212,13 +221,16 @@ async def deleted(handler, group, plural, objects):
     cache = handler.ctx.cache
     timeout = handler.ctx.options.read_your_writes_timeout
     store = cache.synced_store(group, plural) if cache is not None else None
-    if store is None or not objects:
-        return
-    waiters = [Waiter(_uid(obj), None, True, _meta(obj).get("namespace") or "",
-                      _meta(obj).get("name")) for obj in objects]
-    seen = await asyncio.gather(*(cache.applied.wait(store, w, timeout) for w in waiters))
-    if not all(seen):
-        _lagging(handler, plural, timeout)
+    try:
+        if store is None or not objects:
+            return
+        waiters = [Waiter(_uid(obj), None, True, _meta(obj).get("namespace") or "",
+                          _meta(obj).get("name")) for obj in objects]
+        seen = await asyncio.gather(*(cache.applied.wait(store, w, timeout) for w in waiters))
+        if not all(seen):
+            _lagging(handler, plural, timeout)
+    finally:
+        handler.ctx.cluster.writes += 1
 
 
 def _lagging(handler, plural, timeout):
@@ -229,15 +241,22 @@ def _lagging(handler, plural, timeout):
 
 def own_writes(handle, cache, handler, timeout):
     """The request's copy of the caller's handle (handles may be shared by --cache-enabled)
-    whose successful writes wait for the watch cache; ``handle`` itself without a cache."""
-    if cache is None:
-        return handle
+    whose successful writes of objects wait for the watch cache (``cache`` None: the
+    pass-through path, no wait), then count in ``cluster.writes``: a list asked after the
+    write never joins one asked before it (listing.list_kind)."""
 
     async def after_write(method, path, response):
         if method not in WRITES or response.status >= 300:
             return
-        if not await settle(cache, method, path, response, timeout):
-            _lagging(handler, target(path)[1], timeout)
+        waiter, resource = written(method, path, response)
+        if waiter is None:
+            return
+        try:
+            if cache is not None and \
+                    not await _settled(cache, waiter, resource, method, path, timeout):
+                _lagging(handler, resource[1], timeout)
+        finally:
+            handle.cluster.writes += 1
 
     own = copy.copy(handle)
     own.after_write = after_write

@@ -82,6 +82,7 @@ class Cluster:
         self.buckets = Buckets(qps, burst)
         self.timeout = timeout
         self.discovery = Discovery()
+        self.writes = 0   # objects written through callers' handles (cache/applied.py)
 
     def handle(self, token, impersonation=None):
         return Handle(self, {"Authorization": "Bearer " + token}, impersonation or {},

@@ -8,7 +8,7 @@ import ujson
 
 from dashboard_api import kinds
 from dashboard_api.cache import Cached
-from dashboard_api.cache.applied import Applied, settle, target
+from dashboard_api.cache.applied import Applied, own_writes, settle, target
 from dashboard_api.cache.store import SYNCED, row_of
 from dashboard_api.cluster.client import Response
 
@@ -192,4 +192,43 @@ def test_waiters_are_bounded_and_removed_on_timeout():
         cache.event("MODIFIED", deployment(version="1"))
         assert await first is True and await second is False
         assert len(cache.applied) == 0 and not cache.applied._waiting
+    run(scenario())
+
+
+class FakeHandler:
+    def __init__(self):
+        self.lag_warnings = []
+        self.headers = []
+
+    def add_header(self, name, value):
+        self.headers.append((name, value))
+
+
+class FakeHandle:
+    def __init__(self):
+        self.cluster = type("Cluster", (), {"writes": 0})()
+
+
+def test_own_writes_wait_warn_and_count_object_writes_only():
+    async def scenario():
+        cache, handler, shared = FakeCache(), FakeHandler(), FakeHandle()
+        own = own_writes(shared, cache, handler, 0.05)
+        assert own is not shared and own.after_write and shared.cluster is own.cluster
+        assert getattr(shared, "after_write", None) is None  # a --cache-enabled handle
+        review = {"kind": "SelfSubjectAccessReview", "status": {"allowed": True}}
+        await own.after_write("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                              reply(review, 201))
+        await own.after_write("GET", DEPLOYMENTS + "/web", reply(deployment()))
+        await own.after_write("PUT", DEPLOYMENTS + "/web", reply({"kind": "Status"}, 409))
+        assert shared.cluster.writes == 0 and not handler.headers
+        await own.after_write("POST", DEPLOYMENTS, reply(deployment(), 201))  # never applied
+        assert shared.cluster.writes == 1
+        [(name, value)] = handler.headers
+        assert name == "Warning" and value.startswith('299 - "written, but lists of '
+                                                      'deployments from this gateway')
+        assert handler.lag_warnings == [value]
+        # The pass-through path: no wait, no warning, still counted.
+        plain = own_writes(shared, None, handler, 5)
+        await plain.after_write("DELETE", DEPLOYMENTS + "/web", reply(deployment()))
+        assert shared.cluster.writes == 2 and len(handler.headers) == 1
     run(scenario())
