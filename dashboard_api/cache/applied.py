@@ -23,8 +23,10 @@ which that sharing's key includes.
 """
 
 import asyncio
+import collections
 import copy
 import logging
+import time
 import urllib.parse
 
 log = logging.getLogger("dashboard_api.cache.applied")
@@ -32,6 +34,7 @@ log = logging.getLogger("dashboard_api.cache.applied")
 WRITES = frozenset(("POST", "PUT", "PATCH", "DELETE"))
 SAME_OBJECT = frozenset(("", "scale", "status"))   # subresources whose reply is the object's
 LIMIT = 10000
+RECENT, HORIZON = 20000, 10.0   # events remembered: at most this many, for this many seconds
 LAG_WARNING = ('299 - "written, but lists of %s from this gateway may not show it yet: its '
                'watch cache did not apply the change within %gs"')
 
@@ -99,10 +102,18 @@ class Waiter:
 
 
 class Applied:
-    """The waiters of one process, by uid (unique across kinds)."""
+    """The waiters of one process, by uid (unique across kinds).
 
-    def __init__(self, limit=LIMIT):
+    The watch event of a write may be applied, and even followed by the next change, before
+    the write's reply reaches the event loop: the events of the last ``horizon`` seconds (at
+    most ``size``) are remembered as (uid, resourceVersion), (uid, None) for a deletion."""
+
+    def __init__(self, limit=LIMIT, size=RECENT, horizon=HORIZON, clock=time.monotonic):
         self.limit = limit
+        self.size = size
+        self.horizon = horizon
+        self._clock = clock
+        self._recent = collections.OrderedDict()   # (uid, version) -> when applied
         self._waiting = {}   # uid -> [Waiter]
         self._count = 0
         self.settled = 0     # writes that waited for their event and saw it
@@ -115,16 +126,28 @@ class Applied:
 
     def notify(self, event, row):
         """Called after a store applied a watch event."""
-        if not self._waiting:
-            return
         meta = _meta(row.obj)
-        waiters = self._waiting.get(meta.get("uid"))
+        uid, version = meta.get("uid"), meta.get("resourceVersion")
+        self._remember((uid, None if event == "DELETED" else version))
+        waiters = self._waiting.get(uid) if self._waiting else None
         if not waiters:
             return
-        version = meta.get("resourceVersion")
         for waiter in waiters:
             if event == "DELETED" or (waiter.version is not None and waiter.version == version):
                 _resolve(waiter)
+
+    def _remember(self, key):
+        now = self._clock()
+        recent = self._recent
+        recent[key] = now
+        recent.move_to_end(key)
+        oldest = now - self.horizon
+        while recent and (len(recent) > self.size or next(iter(recent.values())) < oldest):
+            recent.popitem(last=False)
+
+    def _seen_recently(self, waiter):
+        return (waiter.uid, None) in self._recent or \
+            (waiter.version is not None and (waiter.uid, waiter.version) in self._recent)
 
     def relisted(self, store):
         """Called after a store was replaced by a full LIST."""
@@ -138,7 +161,7 @@ class Applied:
     async def wait(self, store, waiter, timeout):
         """True once ``store`` has applied what ``waiter`` waits for; False after
         ``timeout`` seconds (or at once when too many wait)."""
-        if waiter.seen_in(store):
+        if waiter.seen_in(store) or self._seen_recently(waiter):
             return True
         if timeout <= 0 or self._count >= self.limit:
             return False

@@ -32,7 +32,7 @@ def stuck_rollout(cluster, ns):
     return dep
 
 
-def test_deployment_routes(cluster, gateway, namespace, admin_token):
+def test_deployment_routes(cluster, gateway, namespace, admin_token, cache_caught_up):
     ns = namespace
     stuck_rollout(cluster, ns)
     kube.create(cluster, "/apis/autoscaling/v1/namespaces/%s/horizontalpodautoscalers" % ns, {
@@ -44,6 +44,7 @@ def test_deployment_routes(cluster, gateway, namespace, admin_token):
         "metadata": {"name": "other-hpa"},
         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
                                     "name": "other"}, "maxReplicas": 3}})
+    cache_caught_up("deployment", "replicaset", "pod", "event", "horizontalpodautoscaler")
 
     body = get(gateway, "/api/v1/deployment/" + ns, admin_token)
     assert body["listMeta"] == {"totalItems": 1} and body["errors"] == []

@@ -6,6 +6,7 @@ A directory's conftest.py imports what it uses, e.g.
 
 import pytest
 
+from tests.support.barrier import caught_up
 from tests.support.gateway import Gateway
 
 
@@ -20,3 +21,12 @@ def gateway(cluster):
     gw.wait_cache_synced()
     yield gw
     gw.stop()
+
+
+@pytest.fixture(scope="session")
+def cache_caught_up(cluster, gateway):
+    """``cache_caught_up(*kinds)``: returns once the gateway's cache holds every change of
+    those kinds made before the call (tests/support/barrier.py)."""
+    namespace = cluster.new_namespace("barrier")
+    yield lambda *kinds: caught_up(gateway, cluster.admin_token, namespace, *kinds)
+    cluster.request("DELETE", "/api/v1/namespaces/" + namespace)

@@ -232,3 +232,28 @@ def test_own_writes_wait_warn_and_count_object_writes_only():
         await plain.after_write("DELETE", DEPLOYMENTS + "/web", reply(deployment()))
         assert shared.cluster.writes == 2 and len(handler.headers) == 1
     run(scenario())
+
+
+def test_an_event_applied_and_superseded_before_the_reply_is_not_awaited():
+    async def scenario():
+        cache = FakeCache()
+        cache.event("ADDED", deployment(version="258"))
+        cache.event("MODIFIED", deployment(version="261"))  # the controller, before our reply
+        started = time.monotonic()
+        assert await settle(cache, "POST", DEPLOYMENTS, reply(deployment(version="258")), 5)
+        cache.event("DELETED", deployment(version="262"))
+        assert await settle(cache, "PUT", DEPLOYMENTS + "/web", reply(deployment(version="261")), 5)
+        assert time.monotonic() - started < 1 and len(cache.applied) == 0
+    run(scenario())
+
+
+def test_remembered_events_are_bounded_in_count_and_age():
+    now = [0.0]
+    applied = Applied(size=3, horizon=10, clock=lambda: now[0])
+    rows = [row_of(None, deployment(uid="u%d" % i)) for i in range(5)]
+    for row in rows:
+        applied.notify("ADDED", row)
+    assert list(applied._recent) == [("u2", "10"), ("u3", "10"), ("u4", "10")]
+    now[0] = 10.5
+    applied.notify("DELETED", rows[0])
+    assert list(applied._recent) == [("u0", None)]
