@@ -17,11 +17,14 @@ SUFFIXES = {"deployment": ("", "/event", "/oldreplicaset", "/newreplicaset"),
 
 
 def stuck_rollout(cluster, ns):
-    """A deployment whose second revision never becomes ready: old and new replica sets."""
+    """A deployment whose second revision never becomes available: old and new replica sets.
+    Its crash-looping pod is ready for a moment now and then; minReadySeconds keeps that from
+    counting, so the rollout stays where it is however late the test reads."""
     labels = {"app": "shop"}
     dep = kube.apps(cluster, ns, "deployments", "shop", labels, replicas=2,
                     strategy={"type": "RollingUpdate",
-                              "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}})
+                              "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
+                    minReadySeconds=300)
     kube.wait_pods(cluster, ns, "app=shop", 2)
     path = "/apis/apps/v1/namespaces/%s/deployments/shop" % ns
     status, _ = cluster.request("PATCH", path, {"spec": {"template": {"metadata": {
@@ -62,7 +65,7 @@ def test_deployment_routes(cluster, gateway, namespace, admin_token, cache_caugh
     assert d["strategy"] == "RollingUpdate"
     assert d["rollingUpdateStrategy"] == {"maxSurge": 1, "maxUnavailable": 0}
     assert d["statusInfo"]["replicas"] == 3 and d["revisionHistoryLimit"] == 10
-    assert d["minReadySeconds"] == 0 and d["errors"] == []
+    assert d["minReadySeconds"] == 300 and d["errors"] == []
     assert {c["type"] for c in d["conditions"]} >= {"Progressing"}
     assert all(set(c) == {"type", "status", "lastProbeTime", "lastTransitionTime", "reason",
                           "message"} for c in d["conditions"])
