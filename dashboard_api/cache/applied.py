@@ -8,8 +8,10 @@ until the cache's store of that resource applies a watch event of that uid with 
 resourceVersion (versions are opaque strings: compared for equality, never ordered), or its
 DELETED event. A delete waits for the DELETED event or the object's absence, unless the reply
 says the deletion is pending (finalizers, a grace period): the object then stays listed with
-its deletion timestamp, and the event of that state is enough. A re-list (``relisted``) settles
-what the store now holds.
+its deletion timestamp, and the event of that state is enough. An event may be applied (and
+followed by the next change) before the write's reply reaches the event loop: the events of the
+last seconds are remembered as (uid, resourceVersion) pairs, bounded in count and age. A re-list
+(``relisted``) settles what the store now holds.
 
 Nothing waits for kinds the cache does not hold or has not synced (secrets, custom objects,
 ``--watch-cache=false``, ``--proxy``), nor for replies without an object (an eviction). When the
