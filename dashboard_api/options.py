@@ -109,9 +109,9 @@ def parser():
     _flag(kube, "--cache-enabled",
           help="keep one cluster client per token (the specification's flag). A client holds "
                "no connection (every caller shares the pools), so this saves nothing: a list "
-               "page took 4.9 ms (p50) with and without it, and a kept client costs 10 us to "
-               "find (a SHA-256 of the token) against 2.6 us to make "
-               "(tests/bench/bench_cache_enabled.py)")
+               "page's p50 is the same with and without it (0.83 ms; 4.9 ms on a loaded "
+               "machine), and finding a kept client (a SHA-256 of the token) costs 2.7 us "
+               "against 0.8 us to make one (tests/bench/bench_cache_enabled.py)")
     kube.add_argument("--cache-size", type=_positive_int, default=1000,
                       help="most clients kept by --cache-enabled")
     kube.add_argument("--cache-ttl", type=duration, default=duration("10m"),
