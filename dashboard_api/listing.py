@@ -430,7 +430,8 @@ async def list_kind(fetch, kind, namespaces, query):
     however many ask. "All namespaces" for a caller who may not list the kind cluster-wide is
     the list over the namespaces where they may, rather than a 403."""
     key = (Access.identity(fetch.handle), kind.name, namespaces.names,
-           tuple(getattr(query, name) for name in type(query).__slots__))
+           tuple(getattr(query, name) for name in type(query).__slots__),
+           getattr(fetch.cluster, "writes", 0))  # a list after a write joins none before it
     flight = _LISTS.get(key)
     if flight is None:
         flight = _LISTS[key] = asyncio.ensure_future(_list_kind(fetch, kind, namespaces, query))

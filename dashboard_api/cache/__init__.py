@@ -12,6 +12,7 @@ import tornado.httpclient
 
 from dashboard_api import kinds
 from dashboard_api.cache import slim
+from dashboard_api.cache.applied import Applied
 from dashboard_api.cache.store import SYNCED, SYNCING, UNAVAILABLE, Store, row_of
 from dashboard_api.cluster.watch import Reflector
 from dashboard_api.summaries.common import controller_uid
@@ -48,11 +49,12 @@ INDEXES = {
 class Cached:
     """One kind's store and the reflector that fills it."""
 
-    def __init__(self, kind, resource):
+    def __init__(self, kind, resource, applied=None):
         self.kind = kind
         self.resource = resource
         self.store = Store(kind, INDEXES.get(kind.name))
         self.reflector = None
+        self.applied = applied if applied is not None else Applied()
 
     def to_row(self, obj):
         return row_of(self.kind, slim.slim(self.resource.plural, obj))
@@ -60,9 +62,11 @@ class Cached:
     # The reflector's consumer interface.
     def replace(self, rows, version):
         self.store.replace(rows, version)
+        self.applied.relisted(self.store)
 
     def apply(self, event, row, version):
         self.store.apply(event, row, version)
+        self.applied.notify(event, row)   # read your own writes (cache/applied.py)
 
     def state(self, name):
         if name != self.store.state:
@@ -82,6 +86,7 @@ class WatchCache:
         self.cached = {}            # (group, plural) -> Cached
         self.by_name = {}           # kind name -> Cached
         self.registered = asyncio.Event()   # set once start() has made every kind's store
+        self.applied = Applied()    # writes waiting for their watch events
         self._http = None
 
     async def start(self):
@@ -104,7 +109,7 @@ class WatchCache:
             except Exception as exc:  # not served, or discovery refused: lists pass through
                 log.info("not caching %s: %s", name, getattr(exc, "message", exc))
                 continue
-            cached = Cached(kind, resource)
+            cached = Cached(kind, resource, self.applied)
             cached.reflector = Reflector(self.cluster, resource, cached.to_row, cached,
                                          http=self._http)
             self.cached[(resource.group, resource.plural)] = cached
@@ -130,6 +135,12 @@ class WatchCache:
         if cached is None or cached.resource.version != resource.version:
             return None
         return cached.store
+
+    def synced_store(self, group, plural):
+        """The store of (group, plural) in whatever version it is cached, while it answers lists
+        (synced, or re-listing after a first sync), else None."""
+        cached = self.cached.get((group, plural))
+        return cached.store if cached is not None and cached.store.serving() else None
 
     def synced(self):
         """Whether no kind is still syncing (each is synced, or unavailable and passed

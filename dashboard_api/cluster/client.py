@@ -82,6 +82,7 @@ class Cluster:
         self.buckets = Buckets(qps, burst)
         self.timeout = timeout
         self.discovery = Discovery()
+        self.writes = 0   # objects written through callers' handles (cache/applied.py)
 
     def handle(self, token, impersonation=None):
         return Handle(self, {"Authorization": "Bearer " + token}, impersonation or {},
@@ -129,7 +130,11 @@ class Cluster:
 
 
 class Handle:
-    """One caller's view of the cluster: their token and impersonation headers on every call."""
+    """One caller's view of the cluster: their token and impersonation headers on every call.
+    ``after_write(method, path, response)``, when set, is awaited after each call (the
+    request's own writes wait for the watch cache: cache/applied.py)."""
+
+    after_write = None
 
     def __init__(self, cluster, auth, impersonation, service=False, limiter=None):
         self.cluster = cluster
@@ -178,9 +183,12 @@ class Handle:
             headers["Content-Type"] = content_type
         pool = cluster.config.service_pool if self._service else cluster.config.user_pool
         await self.limiter.acquire()
-        return await cluster.executor.run(
+        response = await cluster.executor.run(
             cluster._send, pool, method, cluster.url(path, params), headers, body,
             timeout or cluster.timeout, False, decode)
+        if self.after_write is not None:
+            await self.after_write(method, path, response)
+        return response
 
     async def request(self, method, path, params=None, body=None,
                       content_type="application/json", timeout=None):

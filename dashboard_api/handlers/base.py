@@ -9,6 +9,7 @@ import ujson
 
 from dashboard_api import bounded, listing, params, webui
 from dashboard_api.auth.bearer import bearer_token
+from dashboard_api.cache.applied import own_writes
 from dashboard_api.cluster.client import is_impersonation_header
 from dashboard_api.errors import REASONS, ApiError, bad_request, unauthorized
 
@@ -24,6 +25,7 @@ class BaseHandler(tornado.web.RequestHandler):
         self.route = route
         self._started = time.monotonic()
         self._fetches = []
+        self.lag_warnings = []   # Warning headers of writes the watch cache has not shown yet
 
     @property
     def ctx(self):
@@ -44,12 +46,14 @@ class BaseHandler(tornado.web.RequestHandler):
         return token
 
     def caller(self):
-        """A cluster handle carrying the caller's token and impersonation headers."""
+        """A cluster handle carrying the caller's token and impersonation headers; its writes
+        answer once the watch cache shows them (cache/applied.py)."""
         # Impersonate-Group and Impersonate-Extra-* may repeat: each line is forwarded as a
         # line of its own, since the API server reads "a,b" in one line as one group "a,b".
         impersonation = tuple((name, value) for name, value in self.request.headers.get_all()
                               if is_impersonation_header(name))
-        return self.ctx.cluster.handle(self.token(), impersonation)
+        return own_writes(self.ctx.cluster.handle(self.token(), impersonation), self.ctx.cache,
+                          self, self.ctx.options.read_your_writes_timeout)
 
     def reads(self):
         """The request's listing.Fetch (401 without a token); the list slots it holds are
@@ -151,6 +155,8 @@ class BaseHandler(tornado.web.RequestHandler):
             self.set_header("Allow", ", ".join(m.upper() for m in self.route.methods()))
         for name, value in error.headers.items():
             self.set_header(name, value)
+        for warning in getattr(self, "lag_warnings", ()):  # send_error cleared them
+            self.add_header("Warning", warning)
         self.set_status(error.code, error.reason if error.code not in REASONS else None)
         if self.ctx.options.web_ui_compat:
             ctype, body = webui.error_reply(error, self.route.component if self.route else "api")

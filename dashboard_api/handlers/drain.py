@@ -13,6 +13,7 @@ import asyncio
 import time
 
 from dashboard_api import drainplan
+from dashboard_api.cache.applied import deleted
 from dashboard_api.cluster.discovery import segment
 from dashboard_api.errors import ApiError, from_apiserver
 from dashboard_api.handlers.base import BaseHandler
@@ -42,6 +43,8 @@ class DrainHandler(BaseHandler):
         failed = await self._evict_all(send, evict, deadline)
         if not failed:
             failed = await self._wait_gone(handle, evict, deadline)
+        if not failed:
+            await deleted(self, "", "pods", evict)  # the next pod list shows them gone
         if failed:
             codes = {code for _, _, code in failed}
             code = 504 if codes <= {429, 504} else max(codes)

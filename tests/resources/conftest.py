@@ -1,6 +1,6 @@
 import pytest
 
-from tests.support.fixtures import gateway  # noqa: F401
+from tests.support.fixtures import cache_caught_up, gateway  # noqa: F401
 
 
 @pytest.fixture

@@ -17,11 +17,14 @@ SUFFIXES = {"deployment": ("", "/event", "/oldreplicaset", "/newreplicaset"),
 
 
 def stuck_rollout(cluster, ns):
-    """A deployment whose second revision never becomes ready: old and new replica sets."""
+    """A deployment whose second revision never becomes available: old and new replica sets.
+    Its crash-looping pod is ready for a moment now and then; minReadySeconds keeps that from
+    counting, so the rollout stays where it is however late the test reads."""
     labels = {"app": "shop"}
     dep = kube.apps(cluster, ns, "deployments", "shop", labels, replicas=2,
                     strategy={"type": "RollingUpdate",
-                              "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}})
+                              "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
+                    minReadySeconds=300)
     kube.wait_pods(cluster, ns, "app=shop", 2)
     path = "/apis/apps/v1/namespaces/%s/deployments/shop" % ns
     status, _ = cluster.request("PATCH", path, {"spec": {"template": {"metadata": {
@@ -32,7 +35,7 @@ def stuck_rollout(cluster, ns):
     return dep
 
 
-def test_deployment_routes(cluster, gateway, namespace, admin_token):
+def test_deployment_routes(cluster, gateway, namespace, admin_token, cache_caught_up):
     ns = namespace
     stuck_rollout(cluster, ns)
     kube.create(cluster, "/apis/autoscaling/v1/namespaces/%s/horizontalpodautoscalers" % ns, {
@@ -44,6 +47,7 @@ def test_deployment_routes(cluster, gateway, namespace, admin_token):
         "metadata": {"name": "other-hpa"},
         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
                                     "name": "other"}, "maxReplicas": 3}})
+    cache_caught_up("deployment", "replicaset", "pod", "event", "horizontalpodautoscaler")
 
     body = get(gateway, "/api/v1/deployment/" + ns, admin_token)
     assert body["listMeta"] == {"totalItems": 1} and body["errors"] == []
@@ -61,7 +65,7 @@ def test_deployment_routes(cluster, gateway, namespace, admin_token):
     assert d["strategy"] == "RollingUpdate"
     assert d["rollingUpdateStrategy"] == {"maxSurge": 1, "maxUnavailable": 0}
     assert d["statusInfo"]["replicas"] == 3 and d["revisionHistoryLimit"] == 10
-    assert d["minReadySeconds"] == 0 and d["errors"] == []
+    assert d["minReadySeconds"] == 300 and d["errors"] == []
     assert {c["type"] for c in d["conditions"]} >= {"Progressing"}
     assert all(set(c) == {"type", "status", "lastProbeTime", "lastTransitionTime", "reason",
                           "message"} for c in d["conditions"])

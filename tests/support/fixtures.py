@@ -6,16 +6,27 @@ A directory's conftest.py imports what it uses, e.g.
 
 import pytest
 
+from tests.support.barrier import caught_up
 from tests.support.gateway import Gateway
 
 
 @pytest.fixture(scope="session")
 def gateway(cluster):
     """A gateway with default flags (admin kubeconfig as its own identity, HTTP on 127.0.0.1,
-    CSRF protection on) except that its lists go to the API server: the feature tests read
-    right after they write, and lists from the watch cache follow writes only as fast as the
-    watch delivers them (milliseconds, more on a loaded machine). tests/cache shows, for every
-    kind, that the cached lists are the same as these."""
-    gw = Gateway.start(cluster, "--watch-cache=false")
+    CSRF protection on, lists from the watch cache), started once its cache is synced. A write
+    through it answers once its cache shows the write (cache/applied.py); objects the tests
+    make directly in the API server are awaited in the gateway's lists by the tests that
+    read them. tests/passthrough runs the pass-through path (--watch-cache=false)."""
+    gw = Gateway.start(cluster)
+    gw.wait_cache_synced()
     yield gw
     gw.stop()
+
+
+@pytest.fixture(scope="session")
+def cache_caught_up(cluster, gateway):
+    """``cache_caught_up(*kinds)``: returns once the gateway's cache holds every change of
+    those kinds made before the call (tests/support/barrier.py)."""
+    namespace = cluster.new_namespace("barrier")
+    yield lambda *kinds: caught_up(gateway, cluster.admin_token, namespace, *kinds)
+    cluster.request("DELETE", "/api/v1/namespaces/" + namespace)
