@@ -127,6 +127,20 @@ ITEM_FIELDS = {
     "statefulset": {"podInfo": "object", "containerImages": "array",
         "initContainerImages": "array"},
     "storageclass": {"provisioner": "string", "parameters": "object"},
+    # Built-in kinds beyond the specification's.
+    "resourcequota": {"scopes": "array", "statusList": "object"},
+    "limitrange": {"limits": "array"},
+    "endpointslice": {"addressType": "string", "serviceName": "string", "ports": "array",
+        "endpoints": "array"},
+    "lease": {"holderIdentity": "string", "leaseDurationSeconds": "integer",
+        "acquireTime": "string", "renewTime": "string", "leaseTransitions": "integer"},
+    "priorityclass": {"value": "integer", "globalDefault": "boolean",
+        "preemptionPolicy": "string", "description": "string"},
+    "runtimeclass": {"handler": "string"},
+    "csidriver": {"attachRequired": "boolean", "podInfoOnMount": "boolean",
+        "volumeLifecycleModes": "array", "storageCapacity": "boolean", "fsGroupPolicy": "string"},
+    "mutatingwebhookconfiguration": {"webhooks": "array"},
+    "validatingwebhookconfiguration": {"webhooks": "array"},
 }
 
 # Top-level fields of each kind's detail object, beyond objectMeta, typeMeta and errors.
@@ -187,6 +201,21 @@ DETAIL_FIELDS = {
     "statefulset": {"podInfo": "object", "containerImages": "array",
         "initContainerImages": "array"},
     "storageclass": {"provisioner": "string", "parameters": "object"},
+    # Built-in kinds beyond the specification's.
+    "resourcequota": {"scopes": "array", "statusList": "object", "scopeSelector": "object"},
+    "limitrange": {"limits": "array"},
+    "endpointslice": {"addressType": "string", "serviceName": "string", "ports": "array",
+        "endpoints": "array"},
+    "lease": {"holderIdentity": "string", "leaseDurationSeconds": "integer",
+        "acquireTime": "string", "renewTime": "string", "leaseTransitions": "integer"},
+    "priorityclass": {"value": "integer", "globalDefault": "boolean",
+        "preemptionPolicy": "string", "description": "string"},
+    "runtimeclass": {"handler": "string", "overhead": "object", "scheduling": "object"},
+    "csidriver": {"attachRequired": "boolean", "podInfoOnMount": "boolean",
+        "volumeLifecycleModes": "array", "storageCapacity": "boolean", "fsGroupPolicy": "string",
+        "requiresRepublish": "boolean", "tokenRequests": "array", "seLinuxMount": "boolean"},
+    "mutatingwebhookconfiguration": {"webhooks": "array"},
+    "validatingwebhookconfiguration": {"webhooks": "array"},
 }
 
 

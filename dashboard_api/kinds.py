@@ -49,6 +49,8 @@ from dashboard_api import dataselect
 from dashboard_api.summaries.common import EMPTY
 from dashboard_api.summaries import autoscaling, cluster, config, crds, cronjobs, events, \
     networking, pods, policy, rbac, services, storage, workloads
+from dashboard_api.summaries import admission, coordination, csi, endpointslices, quotas, \
+    scheduling
 
 
 class Kind:
@@ -177,6 +179,32 @@ TABLE = [
     # built from the CRD.
     Kind("crd", "apiextensions.k8s.io", "customresourcedefinitions", False, "items", crds.item,
          properties=crds.PROPERTIES, keep=crds.has_served_version),
+    # Built-in kinds beyond the specification's: quotas and limits, endpoint slices, leases,
+    # scheduling and runtime classes, CSI drivers, admission webhooks.
+    Kind("resourcequota", "", "resourcequotas", True, "items", quotas.quota,
+         detail=quotas.quota_detail),
+    Kind("limitrange", "", "limitranges", True, "items", quotas.limit_range,
+         detail=quotas.limit_range),
+    Kind("endpointslice", "discovery.k8s.io", "endpointslices", True, "items",
+         endpointslices.endpoint_slice, versions=("v1", "v1beta1"),
+         properties=endpointslices.PROPERTIES, detail=endpointslices.endpoint_slice),
+    Kind("lease", "coordination.k8s.io", "leases", True, "items", coordination.lease,
+         versions=("v1", "v1beta1"), properties=coordination.PROPERTIES,
+         detail=coordination.lease),
+    Kind("priorityclass", "scheduling.k8s.io", "priorityclasses", False, "items",
+         scheduling.priority_class, versions=("v1", "v1beta1"),
+         detail=scheduling.priority_class),
+    Kind("runtimeclass", "node.k8s.io", "runtimeclasses", False, "items",
+         scheduling.runtime_class, versions=("v1", "v1beta1"),
+         detail=scheduling.runtime_class_detail),
+    Kind("csidriver", "storage.k8s.io", "csidrivers", False, "items", csi.driver,
+         versions=("v1", "v1beta1"), detail=csi.driver_detail),
+    Kind("mutatingwebhookconfiguration", "admissionregistration.k8s.io",
+         "mutatingwebhookconfigurations", False, "items", admission.mutating,
+         versions=("v1", "v1beta1"), detail=admission.mutating_detail),
+    Kind("validatingwebhookconfiguration", "admissionregistration.k8s.io",
+         "validatingwebhookconfigurations", False, "items", admission.validating,
+         versions=("v1", "v1beta1"), detail=admission.validating_detail),
 ]
 
 KINDS = {k.name: k for k in TABLE}
