@@ -18,21 +18,23 @@ from tests.resources import kube
 from tests.resources.checks import forbidden, get, missing
 from tests.support.gateway import Gateway
 
-ADMISSION = "/apis/admissionregistration.k8s.io/v1"
-NEW_KINDS = ("resourcequota", "limitrange", "endpointslice", "lease", "priorityclass",
-             "runtimeclass", "csidriver", "mutatingwebhookconfiguration",
-             "validatingwebhookconfiguration")
+# kind: (API group, plural); the list order is NEW_KINDS, the namespaced ones first.
+KINDS = {"resourcequota": ("", "resourcequotas"), "limitrange": ("", "limitranges"),
+         "endpointslice": ("discovery.k8s.io", "endpointslices"),
+         "lease": ("coordination.k8s.io", "leases"),
+         "priorityclass": ("scheduling.k8s.io", "priorityclasses"),
+         "runtimeclass": ("node.k8s.io", "runtimeclasses"),
+         "csidriver": ("storage.k8s.io", "csidrivers"),
+         "mutatingwebhookconfiguration": ("admissionregistration.k8s.io",
+                                          "mutatingwebhookconfigurations"),
+         "validatingwebhookconfiguration": ("admissionregistration.k8s.io",
+                                            "validatingwebhookconfigurations")}
+NEW_KINDS = tuple(KINDS)
 NAMESPACED = NEW_KINDS[:4]
-# Where each kind's objects are read and written in the API server (group/version, plural).
-REST = {"resourcequota": ("/api/v1", "resourcequotas"),
-        "limitrange": ("/api/v1", "limitranges"),
-        "lease": ("/apis/coordination.k8s.io/v1", "leases"),
-        "priorityclass": ("/apis/scheduling.k8s.io/v1", "priorityclasses"),
-        "runtimeclass": ("/apis/node.k8s.io/v1", "runtimeclasses"),
-        "csidriver": ("/apis/storage.k8s.io/v1", "csidrivers"),
-        "mutatingwebhookconfiguration": (ADMISSION, "mutatingwebhookconfigurations"),
-        "validatingwebhookconfiguration": (ADMISSION, "validatingwebhookconfigurations")}
-PLURALS = dict({k: plural for k, (_, plural) in REST.items()}, endpointslice="endpointslices")
+PLURALS = {kind: plural for kind, (_, plural) in KINDS.items()}
+# How the API server names each in its messages ("leases.coordination.k8s.io").
+QUALIFIED = {kind: "%s.%s" % (plural, group) if group else plural
+             for kind, (group, plural) in KINDS.items()}
 RENEWED = "2024-05-01T10:00:00.000000Z"
 
 
@@ -79,7 +81,8 @@ def world(cluster, cached):
     made = []
 
     def make(kind, body, where=None):
-        base, plural = REST[kind]
+        group, plural = KINDS[kind]
+        base = "/apis/%s/v1" % group if group else "/api/v1"
         path = "%s/namespaces/%s/%s" % (base, where, plural) if where else "%s/%s" % (
             base, plural)
         obj = kube.create(cluster, path, body)
@@ -353,7 +356,7 @@ def test_rights_and_missing(gateway, world, admin_token, norights_token):
         for path in paths:
             forbidden(gateway, path, norights_token, "list", plural)
         forbidden(gateway, detail, norights_token, "get", plural)
-        missing(gateway, detail, admin_token, '%s "nope" not found' % plural)
+        missing(gateway, detail, admin_token, '%s "nope" not found' % QUALIFIED[kind])
         reply = gateway.get(paths[-1], token=admin_token, params={"itemsPerPage": "-1"})
         assert reply.status == 400, (kind, reply)
 
