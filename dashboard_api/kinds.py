@@ -27,6 +27,9 @@ A row (``Kind``) says where the kind lives and how it looks on the wire:
   sublists      reads.Sublist: related routes /{name}/{ns}/{obj}/{suffix}
   keep          pure ``keep(obj) -> bool`` or None: objects it rejects are never listed (CRDs
                 that serve no version)
+  cached        True (the watch cache holds it), or OPT_IN: only when --watch-cache-opt-in
+                names it (leases: they change with every node heartbeat, see
+                tests/bench/bench_leases.py); else its lists pass through to the API server
   page_needs, finish
                 per page item: ``page_needs(obj) -> [Need]``, then ``finish(item, obj, rel)``
                 (node allocated resources are computed for the page only)
@@ -53,12 +56,15 @@ from dashboard_api.summaries import admission, coordination, csi, endpointslices
     scheduling
 
 
+OPT_IN = "opt-in"   # Kind.cached: cached only when --watch-cache-opt-in names the kind
+
+
 class Kind:
     def __init__(self, name, group, plural, namespaced, list_key, summary, versions=("v1",),
                  list_needs=(), list_status=None, properties=dataselect.COMMON,
                  filterable=True, metrics=False, detail=None, detail_needs=None, embeds=(),
                  sublists=(), page_needs=None, finish=None, keep=None, status_facts=None,
-                 key_item=None):
+                 key_item=None, cached=True):
         self.name = name
         self.group = group
         self.plural = plural
@@ -80,6 +86,7 @@ class Kind:
         self.keep = keep
         self.status_facts = status_facts
         self.key_item = key_item or (lambda obj: summary(obj, EMPTY))
+        self.cached = cached
 
     def sublist(self, suffix):
         for sub in self.sublists:
@@ -190,7 +197,7 @@ TABLE = [
          properties=endpointslices.PROPERTIES, detail=endpointslices.endpoint_slice),
     Kind("lease", "coordination.k8s.io", "leases", True, "items", coordination.lease,
          versions=("v1", "v1beta1"), properties=coordination.PROPERTIES,
-         detail=coordination.lease),
+         detail=coordination.lease, cached=OPT_IN),
     Kind("priorityclass", "scheduling.k8s.io", "priorityclasses", False, "items",
          scheduling.priority_class, versions=("v1", "v1beta1"),
          detail=scheduling.priority_class),

@@ -20,6 +20,13 @@ log = logging.getLogger("dashboard_api.cache")
 NEVER_CACHED = frozenset(("secret",))
 
 
+def cached_names(opt_in=()):
+    """The kinds the cache holds: every kind of the table but secrets, and the opt-in kinds
+    (``Kind.cached == kinds.OPT_IN``, leases) only when named in ``opt_in``."""
+    return [k.name for k in kinds.TABLE if k.name not in NEVER_CACHED and (
+        k.cached is True or (k.cached == kinds.OPT_IN and k.name in opt_in))]
+
+
 def _controller(obj):
     owner = controller_uid(obj)
     return (owner,) if owner else ()
@@ -70,13 +77,13 @@ class Cached:
 
 
 class WatchCache:
-    """The process's stores, one per cached kind (``names``: kinds-table names, default all
-    but secrets), each filled by its own reflector; ``store_for`` says which one may answer a
-    resource now."""
+    """The process's stores, one per cached kind (``names``: kinds-table names, default
+    ``cached_names(opt_in)``), each filled by its own reflector; ``store_for`` says which one
+    may answer a resource now."""
 
-    def __init__(self, cluster, names=None):
+    def __init__(self, cluster, names=None, opt_in=()):
         self.cluster = cluster
-        self.names = [k.name for k in kinds.TABLE if k.name not in NEVER_CACHED] \
+        self.names = cached_names(opt_in) \
             if names is None else [n for n in names if n not in NEVER_CACHED]
         self.cached = {}            # (group, plural) -> Cached
         self.by_name = {}           # kind name -> Cached

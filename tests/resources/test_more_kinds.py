@@ -13,6 +13,7 @@ import secrets
 import jsonschema
 import pytest
 
+from dashboard_api import cache, options
 from tests.cache.helpers import converge, wait_synced
 from tests.resources import kube
 from tests.resources.checks import forbidden, get, missing
@@ -40,9 +41,11 @@ RENEWED = "2024-05-01T10:00:00.000000Z"
 
 @pytest.fixture(scope="module")
 def cached(cluster):
-    """A gateway with the default watch cache (and the API document), started first so it
-    syncs while the objects are made; the shared ``gateway`` fixture is the pass-through one."""
-    gw = Gateway.start(cluster, "--enable-openapi", "--access-cache-ttl=1s")
+    """A gateway with the watch cache, leases included (they are opt-in), and the API
+    document; started first so it syncs while the objects are made. The shared ``gateway``
+    fixture is the pass-through one."""
+    gw = Gateway.start(cluster, "--enable-openapi", "--access-cache-ttl=1s",
+                       "--watch-cache-opt-in=lease")
     yield gw
     gw.stop()
 
@@ -421,6 +424,21 @@ def test_api_document_names_and_describes_the_routes(cached, world, admin_token)
         for item in listed["items"]:
             assert set(item) <= set(schemas["Item." + kind]["properties"]), kind
         assert set(detail) <= set(schemas["Detail." + kind]["properties"]), kind
+
+
+def test_leases_are_cached_only_when_asked():
+    """Every node renews its lease every 10 seconds: by default the cache leaves leases out
+    (tests/bench/bench_leases.py measures what holding them costs); the other new kinds are
+    cached."""
+    assert "lease" not in cache.cached_names()
+    assert set(NEW_KINDS) - {"lease"} <= set(cache.cached_names())
+    assert "lease" in cache.cached_names(opt_in=("lease",))
+    assert "secret" not in cache.cached_names(opt_in=("lease",))
+    assert options.parse([]).watch_cache_opt_in == ()
+    assert options.parse(["--watch-cache-opt-in=lease"]).watch_cache_opt_in == ("lease",)
+    for wrong in ("secret", "pod", "lease,nope"):
+        with pytest.raises(SystemExit):
+            options.parse(["--watch-cache-opt-in=" + wrong])
 
 
 def _plain(schema):
