@@ -222,6 +222,8 @@ def test_endpoint_slices(cluster, gateway, world, admin_token):
     assert (api["addressType"], api["serviceName"], api["endpoints"], api["ports"]) == (
         "IPv6", "api", [], [])
     assert get(gateway, "/api/v1/endpointslice/%s/web-abc" % ns, admin_token) == web
+    raw = get(gateway, "/api/v1/_raw/endpointslice/namespace/%s/name/web-abc" % ns, admin_token)
+    assert raw["apiVersion"] == "discovery.k8s.io/" + world["slice_version"]
     by_service = get(gateway, "/api/v1/endpointslice/" + ns, admin_token,
                      filterBy="serviceName,we")
     assert kube.names(by_service, "items") == ["web-abc"]
