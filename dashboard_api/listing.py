@@ -152,7 +152,9 @@ class ChunkedList:
         """One chunked LIST. It may outlive the request that started it (others share it), so
         the slot it reads under is its own, never the request's."""
         items, params, release = [], {"limit": self.chunk}, None
-        slimmed = functools.partial(slim_all, resource.plural)  # in the decoding worker
+        # Slimmed in the decoding worker, as the kind's spec says (whole without a spec).
+        slimmed = functools.partial(slim.slim_all, kinds.of_resource(resource.group,
+                                                                     resource.plural))
         if labels:
             params["labelSelector"] = labels
         if fields:
@@ -183,10 +185,6 @@ class ChunkedList:
                 release()
 
 
-def slim_all(plural, objects):
-    return [slim.slim(plural, obj) for obj in objects]
-
-
 DEFAULT_SOURCE = ChunkedList()
 
 
@@ -198,6 +196,7 @@ class Fetch:
         self.cluster = cluster
         self.source = source or DEFAULT_SOURCE
         self.errors = []
+        self.refused = {}    # Need.key -> the 403 of a related read (read as empty)
         self.lease = Lease()
 
     def close(self):
@@ -254,6 +253,7 @@ class Fetch:
             if not is_forbidden(exc):
                 raise
             self.forbidden(exc)
+            self.refused.setdefault(need.key, exc)
             return empty
 
     async def gather(self, needs, rel):
@@ -297,7 +297,7 @@ def select(kind, rows, rel, query, status):
     if rows and rows[0].keys is None:  # pass-through: every item is summarised anyway
         props = kind.properties
         for row in rows:
-            row.item = kind.summary(row.obj, rel)
+            row.item = kind.item(row.obj, rel)
             row.keys = dataselect.keys_of(row.item, props)
     order, total = dataselect.select_rows(rows, query, kind.properties, kind.filterable)
     list_status = None
@@ -399,7 +399,7 @@ async def assemble_rows(fetch, kind, rows, namespaces, query, rel=None, status=T
         for item, row in zip(items, page):
             kind.finish(item, row.obj, page_rel)
     for decorate in DECORATORS:
-        await decorate(fetch, kind, items, out, query)
+        await decorate(fetch, kind, items, out, query, rel)
     out["errors"] = fetch.errors
     return out
 
@@ -412,7 +412,7 @@ def _kept(kind, rows):
 
 
 def _items(kind, page, rel):
-    return [row.item if row.item is not None else kind.summary(row.obj, rel) for row in page]
+    return [row.item if row.item is not None else kind.item(row.obj, rel) for row in page]
 
 
 _LISTS = {}   # identical list requests of one caller being answered -> future of the answer
@@ -452,7 +452,7 @@ async def _usable_rows(fetch, kind, refusal):
         if not names:
             raise refusal
         objects = await asyncio.gather(*(fetch.get(kind, None, n) for n in names))
-        return [Row(slim.slim("namespaces", o), None, None, None) for o in objects], ALL
+        return [Row(slim.slim(kind, o), None, None, None) for o in objects], ALL
     if not kind.namespaced:
         raise refusal
     names = await fetch.usable_namespaces(kind)
