@@ -106,6 +106,7 @@ def list_schema(kind):
         props["status"] = ref("ResourceStatus")
     if kind.metrics:
         props["cumulativeMetrics"] = array(ref("Metric"))
+        props["warning"] = {"type": "string", "description": "why the items carry no metrics"}
     return obj(props, required=("listMeta", "items"))
 
 

@@ -49,6 +49,9 @@ Fields (keyword arguments; only ``name``, ``plural`` and ``item`` are required):
     properties    dataselect properties (default: name, creationTimestamp, namespace)
     filterable    False for event lists (sort and page only)
     keep          pure ``keep(obj) -> bool`` or None: objects it rejects are never listed
+    one_by_one    True for namespaces: "all" for a caller who may not list them is the ones
+                  they may get, read one by one (other cluster kinds: the API server's 403;
+                  namespaced kinds: the list over the namespaces where they may list them)
     page_needs, finish
                   per page item: ``page_needs(obj) -> [Need]``, then ``finish(item, obj, rel)``
     metrics       metrics.members.Members or None: which metric series an item sums (its own
@@ -61,7 +64,7 @@ Fields (keyword arguments; only ``name``, ``plural`` and ``item`` are required):
   the wire schema (/apidocs.json)
     item_fields, detail_fields
                   {top-level field: JSON type or None (any)} beyond objectMeta, typeMeta (and
-                  the detail's errors)
+                  the detail's errors); the fields of embeds and metrics are added by themselves
 
 Custom resources: ``Spec.of_crd(crd, resource)`` builds the spec of a CRD's objects from the CRD
 (handlers/customresources.py), through the same type.
@@ -81,7 +84,7 @@ class Spec:
                  list_key="items", cached=True, projection=WHOLE, indexes=None,
                  list_needs=(), list_status=None, status_facts=None, key_item=None,
                  properties=dataselect.COMMON, filterable=True, keep=None, page_needs=None,
-                 finish=None, metrics=None, detail=None, detail_needs=None, embeds=(),
+                 finish=None, one_by_one=False, metrics=None, detail=None, detail_needs=None, embeds=(),
                  sublists=(), item_fields=None, detail_fields=None):
         self.name = name
         self.group = group
@@ -103,6 +106,7 @@ class Spec:
         self.keep = keep
         self.page_needs = page_needs
         self.finish = finish
+        self.one_by_one = one_by_one
         self.metrics = metrics
         self.detail = detail
         self.detail_needs = detail_needs or _no_needs
@@ -110,7 +114,14 @@ class Spec:
         self.sublists = tuple(sublists)
         self.item_fields = dict(item_fields or {})
         self.detail_fields = dict(detail_fields or {})
+        # What the pipeline adds is part of the schema too: embedded lists, metrics.
+        for embed in self.embeds:
+            self.detail_fields.setdefault(embed.field, "object")
         if metrics is not None:
+            self.item_fields.setdefault("metrics", None)   # {name: Metric}, or null
+            if metrics.detail:
+                self.detail_fields.setdefault("metrics", "array")
+                self.detail_fields.setdefault("warning", "string")
             missing = set(metrics.needs) - set(self.list_needs)
             if missing:
                 raise ValueError("%s: its metrics read %s, which its list does not"
