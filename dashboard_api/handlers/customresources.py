@@ -8,7 +8,7 @@ its first served version says where the objects live. The CRD list is an ordinar
 kinds table; the detail is here because its objects' spec is built from the CRD (``Spec.of_crd``).
 """
 
-from dashboard_api import kinds, listing
+from dashboard_api import kinds
 from dashboard_api.dataselect import FIRST_TEN
 from dashboard_api.errors import not_found
 from dashboard_api.handlers.resources import ResourceHandler
@@ -34,7 +34,7 @@ class DefinitionDetailHandler(ResourceHandler):
         if resource is not None:
             # A related read: a 403 leaves no objects and the error in the detail's errors.
             rel = await fetch.gather([Need("objects", resource, ALL)], Related())
-            objects = await listing.assemble(fetch, object_kind(definition, resource),
+            objects = await self.ctx.pipeline.assemble(fetch, object_kind(definition, resource),
                                              rel["objects"], ALL, FIRST_TEN)
         out = crds.detail(definition, objects)
         out["errors"] = fetch.errors
@@ -61,7 +61,7 @@ class ObjectListHandler(CustomObjectHandler):
         definition, resource = await self.definition(fetch, crd)
         namespaces = Namespaces.parse(namespace) if resource.namespaced else ALL
         raw = await fetch.list(resource, namespaces)
-        out = await listing.assemble(fetch, object_kind(definition, resource), raw, namespaces,
+        out = await self.ctx.pipeline.assemble(fetch, object_kind(definition, resource), raw, namespaces,
                                      query)
         out["typeMeta"] = crds.list_type_meta(definition)
         self.write_json(out)
@@ -80,7 +80,7 @@ class ObjectEventsHandler(CustomObjectHandler):
     async def get(self, namespace, crd, name):
         fetch, query = self.start()
         _, obj = await self.parent(fetch, namespace, crd, name)
-        self.write_json(await listing.sublist(fetch, obj, events.RESOURCE_EVENTS, query,
+        self.write_json(await self.ctx.pipeline.sublist(fetch, obj, events.RESOURCE_EVENTS, query,
                                               self.arg))
 
 

@@ -1,5 +1,6 @@
-"""Metrics in lists and details: the decorators of the list pipeline (listing.DECORATORS and
-listing.DETAIL_DECORATORS), installed at start-up with the process's sidecar client.
+"""Metrics in lists and details: a decorator of the list pipeline (``MetricsDecorator`` for
+lists, its ``detail`` for details), given to listing.Pipeline at start-up with the process's
+sidecar client (server.make_pipeline).
 
 A list page of a kind whose spec has ``metrics`` (metrics/members.py: pods, workloads, nodes)
 asked for ``metricNames`` gets, per item, ``metrics: {name: Metric}`` and, on the envelope,
@@ -23,7 +24,6 @@ import urllib.parse
 
 import ujson
 
-from dashboard_api import listing
 from dashboard_api.errors import ApiError
 from dashboard_api.metrics import names as metric_names
 from dashboard_api.metrics.aggregate import aggregated, metric, summed
@@ -174,15 +174,3 @@ class MetricsDecorator:
         label = members.label(kind.name, meta, keys)
         out["metrics"] = [metric(n, series.get(keys[0], {}), label)
                           for n, series in zip(wanted, found)]
-
-
-def install(sidecar):
-    """Puts the decorators of ``sidecar`` (None: metrics off) into the list pipeline,
-    replacing any installed before."""
-    decorator = MetricsDecorator(sidecar)
-    listing.DECORATORS[:] = [d for d in listing.DECORATORS
-                             if not isinstance(d, MetricsDecorator)] + [decorator]
-    listing.DETAIL_DECORATORS[:] = [d for d in listing.DETAIL_DECORATORS
-                                    if getattr(d, "__self__", None).__class__
-                                    is not MetricsDecorator] + [decorator.detail]
-    return decorator
