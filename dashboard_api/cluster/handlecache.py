@@ -3,6 +3,11 @@
 A client is keyed by a SHA-256 of the token and the impersonation headers, so two callers never
 share one and the token itself is neither kept as a key nor printed. Clients live ``ttl`` seconds
 from creation; the least recently used one goes first when ``size`` are held.
+
+It saves nothing measurable: a client (cluster.client.Handle) holds no connection, only the
+caller's headers (connections are pooled per process), so making one costs about 7 us while
+finding a kept one costs about 30 us (the token's SHA-256 and the cache). It stays because the
+specification names the flag.
 """
 
 import hashlib
