@@ -17,6 +17,7 @@ setup(
         "prometheus-client>=0.17",
         "ujson>=5",
         "PyYAML>=6",
+        "cachetools>=5",
     ],
     extras_require={
         "test": [

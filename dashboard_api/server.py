@@ -9,16 +9,18 @@ import logging
 
 import tornado.web
 
-from dashboard_api import bodylimit, lifecycle, listing, locales, requestlog, routes, terminal
+from dashboard_api import bodylimit, lifecycle, locales, requestlog, routes, terminal
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache import WatchCache
 from dashboard_api.cache.access import Access
+from dashboard_api.cache.passthrough import ChunkedList, ListSlots
 from dashboard_api.cache.source import CacheSource, NamespaceCandidates
 from dashboard_api.cache.telemetry import CacheCollector
 from dashboard_api.context import Context
 from dashboard_api.handlers import static
 from dashboard_api.handlers.base import NotFoundHandler
 from dashboard_api.handlers.settings import SettingsStore
+from dashboard_api.listing import Pipeline
 from dashboard_api.metrics import lists as metric_lists
 from dashboard_api.metrics.sidecar import SidecarClient
 
@@ -92,12 +94,12 @@ def make_context(options, cluster, telemetry):
     if telemetry is not None and cache is not None:
         telemetry.registry.register(CacheCollector(cache, source.access))
     sidecar = make_sidecar(options, cluster)
-    metric_lists.install(sidecar)  # metrics in lists and details (the list pipeline's seam)
+    pipeline = make_pipeline(source, sidecar)
     return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
                    sidecar=sidecar, routes=served_routes(options.mode),
                    locales=locales.load(options.locale_config), source=source, cache=cache,
                    terminals=terminal.make_sessions(cluster, key),
-                   lifecycle=lifecycle.Lifecycle(cache))
+                   lifecycle=lifecycle.Lifecycle(cache), pipeline=pipeline)
 
 
 def make_source(options, cluster, settings):
@@ -106,9 +108,16 @@ def make_source(options, cluster, settings):
     use_cache = options.watch_cache and not options.proxy
     cache = WatchCache(cluster, opt_in=options.watch_cache_opt_in) if use_cache else None
     candidates = NamespaceCandidates(cluster, settings, cache)
-    passthrough = listing.ChunkedList(
-        slots=listing.ListSlots(options.max_large_lists, options.large_list_wait),
+    passthrough = ChunkedList(
+        slots=ListSlots(options.max_large_lists, options.large_list_wait),
         access=Access(options.access_cache_ttl), candidates=candidates)
     if cache is None:
         return None, passthrough
     return cache, CacheSource(cache, passthrough, candidates)
+
+
+def make_pipeline(source, sidecar):
+    """The process's list pipeline: its source, selection cache and decorators (metrics in
+    lists and details, with ``sidecar``; None: metrics off), built once."""
+    metrics = metric_lists.MetricsDecorator(sidecar)
+    return Pipeline(source, decorators=[metrics], detail_decorators=[metrics.detail])

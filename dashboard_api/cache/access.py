@@ -9,11 +9,13 @@ caller's real LIST (limit 1), so the message names the user exactly as the API s
 """
 
 import asyncio
-import collections
 import time
+
+import cachetools
 
 from dashboard_api.cluster.handlecache import cache_key
 from dashboard_api.errors import ApiError
+from dashboard_api.singleflight import SingleFlight
 
 MAX_ENTRIES = 50000
 
@@ -22,9 +24,9 @@ class Access:
     def __init__(self, ttl=5.0, clock=time.monotonic, size=MAX_ENTRIES):
         self.ttl = ttl
         self.size = size
-        self._clock = clock
-        self._answers = collections.OrderedDict()   # key -> (expiry, allowed)
-        self._pending = {}
+        # key -> allowed, for ttl seconds from the answer; the least recently used go first.
+        self._answers = cachetools.TTLCache(size, ttl, timer=clock)
+        self._asking = SingleFlight()   # one review per key at a time
         self.hits = 0
         self.misses = 0
 
@@ -35,33 +37,23 @@ class Access:
     async def allowed(self, handle, verb, resource, namespace="", name=None):
         key = (self.identity(handle), verb, resource.group, resource.plural, namespace, name)
         found = self._answers.get(key)
-        if found is not None and found[0] > self._clock():
+        if found is not None or key in self._asking:
             self.hits += 1
-            return found[1]
-        pending = self._pending.get(key)
-        if pending is None:
+            if found is not None:
+                return found
+        else:
             self.misses += 1
-            attributes = {"verb": verb, "group": resource.group, "resource": resource.plural}
-            if namespace:
-                attributes["namespace"] = namespace
-            if name:
-                attributes["name"] = name
-            pending = asyncio.ensure_future(handle.can_i(**attributes))
-            self._pending[key] = pending
-            try:
-                answer = await asyncio.shield(pending)
-            finally:
-                self._pending.pop(key, None)
-            self._remember(key, answer)
-            return answer
-        self.hits += 1
-        return await asyncio.shield(pending)
+        attributes = {"verb": verb, "group": resource.group, "resource": resource.plural}
+        if namespace:
+            attributes["namespace"] = namespace
+        if name:
+            attributes["name"] = name
 
-    def _remember(self, key, answer):
-        self._answers[key] = (self._clock() + self.ttl, answer)
-        self._answers.move_to_end(key)
-        while len(self._answers) > self.size:
-            self._answers.popitem(last=False)
+        async def review():
+            answer = await handle.can_i(**attributes)
+            self._answers[key] = answer
+            return answer
+        return await self._asking.run(key, review)
 
     async def require_list(self, handle, resource, namespaces):
         """Returns when the caller may list ``resource`` in every namespace of ``namespaces``
