@@ -13,7 +13,8 @@ import secrets
 import jsonschema
 import pytest
 
-from dashboard_api import cache, options
+from dashboard_api import cache, kinds, options
+from dashboard_api.cache import slim
 from tests.cache.helpers import converge, wait_synced
 from tests.resources import kube
 from tests.resources.checks import forbidden, get, missing
@@ -441,6 +442,21 @@ def test_leases_are_cached_only_when_asked():
     for wrong in ("secret", "pod", "lease,nope"):
         with pytest.raises(SystemExit):
             options.parse(["--watch-cache-opt-in=" + wrong])
+
+
+def test_cache_keeps_no_ca_bundles():
+    """What the cache keeps of a webhook configuration (and what the pass-through path slims
+    alike): everything but each webhook's CA bundle, which no summary shows."""
+    config = {"metadata": {"name": "x", "managedFields": [{}]}, "webhooks": [
+        {"name": "a", "clientConfig": {"caBundle": "Y2E=", "url": "https://a"}, "rules": []},
+        {"name": "b", "clientConfig": {"service": {"name": "s", "namespace": "n"}}},
+        {"name": "c"}]}
+    for kind in ("mutatingwebhookconfiguration", "validatingwebhookconfiguration"):
+        assert slim.slim(kinds.get(kind), config) == {"metadata": {"name": "x"}, "webhooks": [
+            {"name": "a", "clientConfig": {"url": "https://a"}, "rules": []},
+            {"name": "b", "clientConfig": {"service": {"name": "s", "namespace": "n"}}},
+            {"name": "c"}]}
+    assert config["webhooks"][0]["clientConfig"]["caBundle"] == "Y2E="   # a copy is slimmed
 
 
 def _plain(schema):
