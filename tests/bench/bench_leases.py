@@ -5,15 +5,15 @@ cache applies whether anyone looks at leases or not. Not part of the test suite.
     .venv/bin/python -m tests.bench.bench_leases [--nodes 1000 --nodes 3000] [--seconds 30]
 
 Per size N: N leases in a namespace of their own (as kube-node-lease holds one per node), one
-gateway with ``--watch-cache-opt-in=lease`` (leases cached; by default they are not) and one
-with ``--watch-cache=false`` (nothing cached: the control). Then, for ``--seconds`` each,
-(1) idle: nothing written; (2) heartbeats: every lease renewed once every 10 seconds (N/10
-merge patches a second, spread evenly, from a thread pool). Reported per phase: lease events the cached gateway applied per second
-(``dashboard_cache_events_applied{kind="lease"}``), each gateway's CPU (user + system, from
-/proc, as a share of one core) and the API server's; the cost of caching is the cached
-gateway's CPU in (2) minus (1), less the same difference of the control, per event. Finally a
-page of the N leases (``itemsPerPage=10``, sorted by renewTime) from both gateways, sequential
-p50 of 20.
+gateway with ``--watch-cache-opt-in=lease`` (leases cached; by default they are not) and one with
+``--watch-cache=false`` (nothing cached: the control). Then, for ``--seconds`` each, (1) idle:
+nothing written; (2) heartbeats: every lease renewed once every 10 seconds (N/10 merge patches a
+second, spread evenly, from a thread pool). Reported per phase: lease events the cached gateway
+applied per second (``dashboard_cache_events_applied{kind="lease"}``), each gateway's CPU (user +
+system, from /proc, as a share of one core) and the API server's; the cost of caching is the cached
+gateway's CPU in (2) minus (1), less the same difference of the control, per event. Finally a page
+of the N leases (``itemsPerPage=10``, sorted by renewTime) from both gateways, sequential p50 of
+20.
 
 Figures are noisy when the machine is shared: read them as orders of magnitude.
 """
