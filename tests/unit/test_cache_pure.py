@@ -122,7 +122,7 @@ def test_selection_over_keys_equals_selection_over_items(pods, sorts, filters, p
            for i, (name, ns, created, phase) in enumerate(pods)]
     random.Random(1).shuffle(raw)
     query = Query(filters, sorts, per_page, page)
-    items = [kind.summary(o, Related()) for o in raw]
+    items = [kind.item(o, Related()) for o in raw]
     expected_page, expected_total = dataselect.select(items, query, kind.properties)
     rows = [row_of(kind, o) for o in raw]
     assert all(r.keys == dataselect.keys_of(i, kind.properties) for r, i in zip(rows, items))
