@@ -2,9 +2,9 @@
 
 openapi.py walks the route table; this module says what each route answers and takes:
 
-* list, detail and sublist routes of the kinds table get their envelope from the kind's row
-  (``list_key``, ``list_status``, ``metrics``), their items from ``ITEM_FIELDS`` and their
-  detail object from ``DETAIL_FIELDS``;
+* list, detail and sublist routes of the kinds table get their envelope from the kind's spec
+  (``list_key``, ``list_status``, ``metrics``), their items from its ``item_fields`` and their
+  detail object from its ``detail_fields`` (dashboard_api/spec);
 * every other route is described by its name in ``OPERATIONS``.
 
 Item and detail objects are open (other fields may appear): they name the top-level fields the
@@ -77,133 +77,22 @@ COMMON = {
     }, description="a metric series, for charting"),
 }
 
-# Top-level fields of each kind's list item, beyond objectMeta and typeMeta (None: any type).
-ITEM_FIELDS = {
-    "clusterrole": {},
-    "clusterrolebinding": {},
-    "configmap": {},
-    "crd": {"version": "string", "group": "string", "scope": "string", "names": "object",
-        "established": "string"},
-    "cronjob": {"schedule": "string", "suspend": "boolean", "active": "integer",
-        "lastSchedule": "string", "containerImages": "array"},
-    "daemonset": {"podInfo": "object", "containerImages": "array", "initContainerImages": "array"},
-    "deployment": {"pods": "object", "containerImages": "array", "initContainerImages": "array"},
-    "event": {"message": "string", "sourceComponent": "string", "sourceHost": "string",
-        "object": "string", "count": "integer", "firstSeen": "string", "lastSeen": "string",
-        "reason": "string", "type": "string", "objectKind": "string", "objectName": "string",
-        "objectNamespace": "string"},
-    "horizontalpodautoscaler": {"scaleTargetRef": "object", "minReplicas": "integer",
-        "maxReplicas": "integer", "currentCPUUtilizationPercentage": "integer",
-        "targetCPUUtilizationPercentage": "integer"},
-    "ingress": {"endpoints": "array", "hosts": "array"},
-    "ingressclass": {"controller": "string"},
-    "job": {"podInfo": "object", "containerImages": "array", "initContainerImages": "array",
-        "parallelism": "integer", "jobStatus": "object"},
-    "namespace": {"phase": "string"},
-    "networkpolicy": {},
-    "node": {"ready": "string", "allocatedResources": "object", "nodeInfo": "object"},
-    "persistentvolume": {"capacity": "object", "accessModes": "array", "reclaimPolicy": "string",
-        "storageClass": "string", "mountOptions": "array", "status": "string", "claim": "string",
-        "reason": "string"},
-    "persistentvolumeclaim": {"status": "string", "volume": "string", "capacity": "object",
-        "accessModes": "array", "storageClass": "string"},
-    "pod": {"status": "string", "restartCount": "integer", "metrics": None, "warnings": "array",
-        "nodeName": "string", "containerImages": "array", "containerStatuses": "array",
-        "allocatedResources": "object"},
-    "poddisruptionbudget": {"minAvailable": None, "maxUnavailable": None,
-        "unhealthyPodEvictionPolicy": "string", "currentHealthy": "integer",
-        "desiredHealthy": "integer", "disruptionsAllowed": "integer", "expectedPods": "integer",
-        "labelSelector": "object"},
-    "replicaset": {"podInfo": "object", "containerImages": "array",
-        "initContainerImages": "array"},
-    "replicationcontroller": {"podInfo": "object", "containerImages": "array",
-        "initContainerImages": "array"},
-    "role": {},
-    "rolebinding": {},
-    "secret": {"type": "string"},
-    "service": {"internalEndpoint": "object", "externalEndpoints": "array", "selector": "object",
-        "type": "string", "clusterIP": "string"},
-    "serviceaccount": {},
-    "statefulset": {"podInfo": "object", "containerImages": "array",
-        "initContainerImages": "array"},
-    "storageclass": {"provisioner": "string", "parameters": "object"},
-}
-
-# Top-level fields of each kind's detail object, beyond objectMeta, typeMeta and errors.
-DETAIL_FIELDS = {
-    "clusterrole": {"rules": "array"},
-    "clusterrolebinding": {"roleRef": "object", "subjects": "array"},
-    "configmap": {"data": "object"},
-    "cronjob": {"schedule": "string", "suspend": "boolean", "active": "integer",
-        "lastSchedule": "string", "containerImages": "array", "concurrencyPolicy": "string",
-        "startingDeadlineSeconds": "integer"},
-    "daemonset": {"podInfo": "object", "containerImages": "array", "initContainerImages": "array",
-        "labelSelector": "object"},
-    "deployment": {"pods": "object", "containerImages": "array", "initContainerImages": "array",
-        "selector": "object", "statusInfo": "object", "conditions": "array", "strategy": "string",
-        "minReadySeconds": "integer", "revisionHistoryLimit": "integer",
-        "rollingUpdateStrategy": "object"},
-    "horizontalpodautoscaler": {"scaleTargetRef": "object", "minReplicas": "integer",
-        "maxReplicas": "integer", "currentCPUUtilizationPercentage": "integer",
-        "targetCPUUtilizationPercentage": "integer", "currentReplicas": "integer",
-        "desiredReplicas": "integer", "lastScaleTime": "string"},
-    "ingress": {"endpoints": "array", "hosts": "array", "spec": "object", "status": "object"},
-    "ingressclass": {"controller": "string", "parameters": "object"},
-    "job": {"podInfo": "object", "containerImages": "array", "initContainerImages": "array",
-        "parallelism": "integer", "jobStatus": "object", "completions": "integer"},
-    "namespace": {"phase": "string", "resourceQuotaList": "object", "resourceLimits": "array"},
-    "networkpolicy": {"podSelector": "object", "ingress": "array", "policyTypes": "array"},
-    "node": {"ready": "string", "allocatedResources": "object", "nodeInfo": "object",
-        "phase": "string", "podCIDR": "string", "providerID": "string",
-        "unschedulable": "boolean", "conditions": "array", "containerImages": "array",
-        "metrics": "array", "addresses": "array", "podList": "object", "eventList": "object",
-        "warning": "string"},
-    "persistentvolume": {"capacity": "object", "accessModes": "array", "reclaimPolicy": "string",
-        "storageClass": "string", "mountOptions": "array", "status": "string", "claim": "string",
-        "reason": "string", "message": "string", "persistentVolumeSource": "object"},
-    "persistentvolumeclaim": {"status": "string", "volume": "string", "capacity": "object",
-        "accessModes": "array", "storageClass": "string"},
-    "pod": {"podPhase": "string", "podIP": "string", "nodeName": "string",
-        "serviceAccountName": "string", "restartCount": "integer", "qosClass": "string",
-        "containers": "array", "initContainers": "array", "metrics": "array",
-        "conditions": "array", "securityContext": "object", "controller": "object",
-        "eventList": "object", "persistentVolumeClaimList": "object", "warning": "string"},
-    "poddisruptionbudget": {"minAvailable": None, "maxUnavailable": None,
-        "unhealthyPodEvictionPolicy": "string", "currentHealthy": "integer",
-        "desiredHealthy": "integer", "disruptionsAllowed": "integer", "expectedPods": "integer",
-        "labelSelector": "object", "disruptedPods": "object"},
-    "replicaset": {"podInfo": "object", "containerImages": "array",
-        "initContainerImages": "array", "selector": "object",
-        "horizontalPodAutoscalerList": "object"},
-    "replicationcontroller": {"podInfo": "object", "containerImages": "array",
-        "initContainerImages": "array", "labelSelector": "object"},
-    "role": {"rules": "array"},
-    "rolebinding": {"roleRef": "object", "subjects": "array"},
-    "secret": {"type": "string", "data": "object"},
-    "service": {"internalEndpoint": "object", "externalEndpoints": "array", "selector": "object",
-        "type": "string", "clusterIP": "string", "endpointList": "object",
-        "sessionAffinity": "string"},
-    "serviceaccount": {},
-    "statefulset": {"podInfo": "object", "containerImages": "array",
-        "initContainerImages": "array"},
-    "storageclass": {"provisioner": "string", "parameters": "object"},
-}
-
-
 def _field(type_):
     return nullable({"type": type_}) if type_ else {"description": "any JSON value or null"}
 
 
-def item_schema(kind_name):
+def item_schema(kind):
+    """A list item of the kind's spec: the fields its ``item_fields`` name (checked against what
+    its builders return by tests/unit/test_spec_schema.py)."""
     props = {"objectMeta": ref("ObjectMeta"), "typeMeta": ref("TypeMeta")}
-    props.update((f, _field(t)) for f, t in ITEM_FIELDS.get(kind_name, {}).items())
+    props.update((f, _field(t)) for f, t in kind.item_fields.items())
     return obj(props, required=("objectMeta", "typeMeta"))
 
 
-def detail_schema(kind_name):
+def detail_schema(kind):
     props = {"objectMeta": ref("ObjectMeta"), "typeMeta": ref("TypeMeta"),
              "errors": array(ref("StatusError"))}
-    props.update((f, _field(t)) for f, t in DETAIL_FIELDS.get(kind_name, {}).items())
+    props.update((f, _field(t)) for f, t in kind.detail_fields.items())
     return obj(props, required=("objectMeta", "typeMeta"))
 
 
@@ -217,6 +106,7 @@ def list_schema(kind):
         props["status"] = ref("ResourceStatus")
     if kind.metrics:
         props["cumulativeMetrics"] = array(ref("Metric"))
+        props["warning"] = {"type": "string", "description": "why the items carry no metrics"}
     return obj(props, required=("listMeta", "items"))
 
 

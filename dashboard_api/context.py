@@ -4,15 +4,16 @@
 class Context:
     """``routes`` are the routes of the running mode; ``settings`` the settings store;
     ``sidecar`` the metrics sidecar client (None when metrics are disabled); ``locales`` the
-    web UI's [(id, name)]; ``source`` where list requests read objects (None: plain LIST
-    calls, listing.ChunkedList; cache.source.CacheSource with the watch cache); ``cache`` the
+    web UI's [(id, name)]; ``source`` where list requests read objects
+    (cache.passthrough.ChunkedList: the caller's LIST calls; cache.source.CacheSource with the
+    watch cache); ``pipeline`` the list pipeline over it (listing.Pipeline); ``cache`` the
     watch cache (None when it is off); ``terminals`` the terminal sessions
     (terminal.sessions.Sessions); ``lifecycle`` says whether the process is ready or going away
     (lifecycle.Lifecycle)."""
 
     def __init__(self, options, cluster, telemetry, csrf=None, settings=None, sidecar=None,
                  routes=(), locales=(), source=None, cache=None, terminals=None,
-                 lifecycle=None):
+                 lifecycle=None, pipeline=None):
         self.options = options
         self.cluster = cluster
         self.telemetry = telemetry
@@ -25,3 +26,4 @@ class Context:
         self.cache = cache
         self.terminals = terminals
         self.lifecycle = lifecycle
+        self.pipeline = pipeline

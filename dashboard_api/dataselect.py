@@ -127,20 +127,6 @@ def text(value):
     return "" if value is None else value if isinstance(value, str) else str(value)
 
 
-_text = text
-
-
-def filter_items(items, filters, props):
-    for prop, value in filters:
-        p = props.get(prop)
-        if p is None:
-            return []
-        if value:
-            get = p.get
-            items = [i for i in items if value in _text(get(i))]
-    return items
-
-
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _ZERO_TIME = -62135596800  # Go's zero time in Unix seconds: unset times sort first
 
@@ -158,22 +144,6 @@ def unix_seconds(value):
     return int((t - _EPOCH).total_seconds() // 1)
 
 
-def sort_items(items, sorts, props):
-    keys = []
-    for prop, ascending in sorts:
-        p = props.get(prop)
-        if p is None:
-            break
-        keys.append((p, ascending))
-    items = list(items)
-    # Stable sorts from the last key to the first give the multi-key order.
-    for p, ascending in reversed(keys):
-        get = p.get
-        key = (lambda i: unix_seconds(get(i))) if p.time else (lambda i: _text(get(i)))
-        items.sort(key=key, reverse=not ascending)
-    return items
-
-
 def paginate(items, query):
     if query.page == 0:
         return list(items)
@@ -183,7 +153,8 @@ def paginate(items, query):
 
 def keys_of(item, props):
     """{property: (filter text, sort value)} of a list item: what filter_rows and sort_rows
-    compare, computed once per object (the watch cache computes it once per change)."""
+    compare, computed once per object (the watch cache computes it once per change). Every
+    filter and sort runs on these keys: there is one implementation, the rows'."""
     keys = {}
     for name, prop in props.items():
         value = prop.get(item)
@@ -193,7 +164,8 @@ def keys_of(item, props):
 
 
 def filter_rows(rows, filters, props):
-    """filter_items over rows that carry ``keys`` (store.Row)."""
+    """The rows (anything with ``keys``, e.g. store.Row) whose property text contains each
+    filter's value; an unknown property keeps nothing, an empty value matches everything."""
     for prop, value in filters:
         if prop not in props:
             return []
@@ -203,7 +175,8 @@ def filter_rows(rows, filters, props):
 
 
 def sort_rows(rows, sorts, props):
-    """sort_items over rows that carry ``keys``: the same order, from precomputed keys."""
+    """The rows in the multi-key, stable order of ``sorts`` (keys from the first unknown
+    property on are ignored), from their precomputed keys."""
     names = []
     for prop, ascending in sorts:
         if prop not in props:
@@ -225,9 +198,17 @@ def select_rows(rows, query, props, filterable=True):
     return rows, total
 
 
+class _Keyed:
+    __slots__ = ("item", "keys")
+
+    def __init__(self, item, keys):
+        self.item = item
+        self.keys = keys
+
+
 def select(items, query, props, filterable=True):
-    """(page of items, totalItems) for ``query``; event lists pass ``filterable=False``."""
-    if filterable:
-        items = filter_items(items, query.filters, props)
-    total = len(items)
-    return paginate(sort_items(items, query.sorts, props), query), total
+    """(page of items, totalItems) for ``query``; event lists pass ``filterable=False``. The
+    items' keys are computed, then selected as the list pipeline selects rows."""
+    rows = [_Keyed(item, keys_of(item, props)) for item in items]
+    order, total = select_rows(rows, query, props, filterable)
+    return [row.item for row in paginate(order, query)], total

@@ -1,186 +1,275 @@
-"""The one declarative table of resource kinds: every read route is generated from it.
+"""The table of resource kinds: one ``spec.Spec`` per kind, everything the project knows about it.
 
-A row (``Kind``) says where the kind lives and how it looks on the wire:
-
-  name          route segment and lower-case wire kind ("pod")
-  group, plural, versions
-                API group ("" = core), resource plural, and the versions understood, best first;
-                discovery picks the first one the server serves (never hard-code one version)
-  namespaced    namespaced kinds get /{name}/{namespace} list and /{name}/{namespace}/{obj} routes
-  list_key      the array's key in the list envelope ("pods", "deployments", "items", ...)
-  summary       pure ``summary(obj, rel) -> list item`` (``rel``: summaries.common.Related)
-  list_needs    keys of reads.STANDARD the summaries read from ``rel`` ("pods", "events", ...),
-                fetched in the list's namespaces; a forbidden one becomes an ``errors`` entry
-  list_status   pure ``(raw, rel) -> ResourceStatus`` or None (no ``status`` block); it reads
-                the objects and ``rel`` only, so the cache computes it without summaries
-  status_facts  pure ``(obj) -> facts`` or None: what list_status needs of an object alone;
-                the cache computes them once per change and passes ``facts=`` to list_status
-  key_item      pure ``(obj) -> partial item`` holding what ``properties`` read (default: the
-                whole summary without related data); the cache computes keys from it
-  properties    dataselect properties (default: name, creationTimestamp, namespace)
-  filterable    False for event lists (sort and page only)
-  metrics       True when the list carries ``cumulativeMetrics`` (filled by DECORATORS)
-  detail        pure ``detail(obj, rel) -> dict`` or None (no detail route); a detail that
-                has an ``errors`` key gets the request's non-critical errors there
-  detail_needs  pure ``(obj, rel) -> [reads.Need]``, asked again until nothing new is needed
-  embeds        reads.Embed: sublists inlined in the detail (e.g. the node's podList)
-  sublists      reads.Sublist: related routes /{name}/{ns}/{obj}/{suffix}
-  keep          pure ``keep(obj) -> bool`` or None: objects it rejects are never listed (CRDs
-                that serve no version)
-  page_needs, finish
-                per page item: ``page_needs(obj) -> [Need]``, then ``finish(item, obj, rel)``
-                (node allocated resources are computed for the page only)
-
-How to add a kind (one row plus a small module):
-  1. write ``dashboard_api/summaries/<family>.py`` with pure functions ``item(obj, rel)`` and
-     ``detail(obj, rel)`` building the reference's wire shape (use summaries.common.object_meta
-     and type_meta; put ``"errors": []`` in the detail when it has an errors field), plus any
-     Sublist objects of the kind (see summaries/events.py ``RESOURCE_EVENTS`` for the usual
-     ``.../event`` route);
-  2. add ``Kind(...)`` to ``TABLE`` below. The list, detail and sublist routes appear by
-     themselves (handlers/resources.py); write tests in tests/resources/.
-A kind with routes of a different shape adds a Sublist with ``respond`` (see pods.CONTAINERS).
-A resource read only as related data (a pod's config maps) needs no row: use ``reads.Api``.
-The objects of a CRD have no row: handlers/customresources.py builds their Kind per request
-from the CRD (its ``/crd/{ns}/{crd}/...`` routes do not fit the table's shapes).
+Every read route, the watch cache's stores (projection, indexes), the list pipeline and the
+OpenAPI document are generated from these declarations. How to declare a kind: the docstring of
+dashboard_api/spec/__init__.py. A resource read only as related data (a pod's config maps) needs
+no spec: use ``reads.Api``. The objects of a CRD get theirs from the CRD (``Spec.of_crd``,
+handlers/customresources.py).
 """
 
-from dashboard_api import dataselect
-from dashboard_api.summaries.common import EMPTY
+from dashboard_api.metrics import members
+from dashboard_api.spec import OPT_IN, Spec, joins
+from dashboard_api.spec.projection import Each, but, only
 from dashboard_api.summaries import autoscaling, cluster, config, crds, cronjobs, events, \
     networking, pods, policy, rbac, services, storage, workloads
+from dashboard_api.summaries import admission, coordination, csi, endpointslices, quotas, \
+    scheduling
 
+# --- what the cache keeps (spec/projection.py) ------------------------------------------------
 
-class Kind:
-    def __init__(self, name, group, plural, namespaced, list_key, summary, versions=("v1",),
-                 list_needs=(), list_status=None, properties=dataselect.COMMON,
-                 filterable=True, metrics=False, detail=None, detail_needs=None, embeds=(),
-                 sublists=(), page_needs=None, finish=None, keep=None, status_facts=None,
-                 key_item=None):
-        self.name = name
-        self.group = group
-        self.plural = plural
-        self.namespaced = namespaced
-        self.list_key = list_key
-        self.summary = summary
-        self.versions = tuple(versions)
-        self.list_needs = tuple(list_needs)
-        self.list_status = list_status
-        self.properties = properties
-        self.filterable = filterable
-        self.metrics = metrics
-        self.detail = detail
-        self.detail_needs = detail_needs or (lambda obj, rel: ())
-        self.embeds = tuple(embeds)
-        self.sublists = tuple(sublists)
-        self.page_needs = page_needs
-        self.finish = finish
-        self.keep = keep
-        self.status_facts = status_facts
-        self.key_item = key_item or (lambda obj: summary(obj, EMPTY))
+_CONTAINER = only("name", "image", "resources", "restartPolicy")
+_CONTAINER_STATUS = only("name", "ready", "restartCount", "started", "state")
+# A running pod: what pod items, node allocation and log sources read (the pod detail reads the
+# whole pod from the API server).
+POD = but(
+    spec=only("nodeName", "overhead", "serviceAccountName", "priority",
+              containers=Each(_CONTAINER), initContainers=Each(_CONTAINER),
+              ephemeralContainers=Each(_CONTAINER),
+              volumes=Each(where="persistentVolumeClaim")),
+    status=only("phase", "reason", conditions=Each(only("type", "status", "reason")),
+                initContainerStatuses=Each(_CONTAINER_STATUS),
+                containerStatuses=Each(_CONTAINER_STATUS)))
+# A pod template loses its containers' environment values.
+_NO_ENV = Each(but("env"))
+_TEMPLATE = but(spec=but(containers=_NO_ENV, initContainers=_NO_ENV, ephemeralContainers=_NO_ENV))
+TEMPLATED = but(spec=but(template=_TEMPLATE))
+CRONJOB = but(spec=but(jobTemplate=but(spec=but(template=_TEMPLATE))))
+NO_DATA = but("data", "binaryData")
+# Webhook configurations without their CA bundles (kilobytes of base64 no summary shows).
+NO_CA_BUNDLES = but(webhooks=Each(but(clientConfig=but("caBundle"))))
 
-    def sublist(self, suffix):
-        for sub in self.sublists:
-            if sub.suffix == suffix:
-                return sub
-        raise KeyError("%s has no sublist %s" % (self.name, suffix))
+# --- wire fields shared by several kinds (the schema of /apidocs.json) ------------------------
 
-    def __repr__(self):
-        return "Kind(%s)" % self.name
-
-
+_IMAGES = {"containerImages": "array", "initContainerImages": "array"}
+_POD_INFO = dict(_IMAGES, podInfo="object")
 _EVENTS = events.RESOURCE_EVENTS
+_CRONJOB = {"schedule": "string", "suspend": "boolean", "active": "integer",
+            "lastSchedule": "string", "containerImages": "array"}
+_HPA = {"scaleTargetRef": "object", "minReplicas": "integer", "maxReplicas": "integer",
+        "currentCPUUtilizationPercentage": "integer", "targetCPUUtilizationPercentage": "integer"}
+_NODE = {"ready": "string", "allocatedResources": "object", "nodeInfo": "object"}
+_PV = {"capacity": "object", "accessModes": "array", "reclaimPolicy": "string",
+       "storageClass": "string", "mountOptions": "array", "status": "string", "claim": "string",
+       "reason": "string"}
+_PVC = {"status": "string", "volume": "string", "capacity": "object", "accessModes": "array",
+        "storageClass": "string"}
+_PDB = {"minAvailable": None, "maxUnavailable": None, "unhealthyPodEvictionPolicy": "string",
+        "currentHealthy": "integer", "desiredHealthy": "integer", "disruptionsAllowed": "integer",
+        "expectedPods": "integer", "labelSelector": "object"}
+_SERVICE = {"internalEndpoint": "object", "externalEndpoints": "array", "selector": "object",
+            "type": "string", "clusterIP": "string"}
+_BINDING = {"roleRef": "object", "subjects": "array"}
+_STORAGE_CLASS = {"provisioner": "string", "parameters": "object"}
+_QUOTA = {"scopes": "array", "statusList": "object"}
+_SLICE = {"addressType": "string", "serviceName": "string", "ports": "array",
+          "endpoints": "array"}
+_LEASE = {"holderIdentity": "string", "leaseDurationSeconds": "integer",
+          "acquireTime": "string", "renewTime": "string", "leaseTransitions": "integer"}
+_PRIORITY = {"value": "integer", "globalDefault": "boolean", "preemptionPolicy": "string",
+             "description": "string"}
+_CSI = {"attachRequired": "boolean", "podInfoOnMount": "boolean",
+        "volumeLifecycleModes": "array", "storageCapacity": "boolean", "fsGroupPolicy": "string"}
+_WEBHOOKS = {"webhooks": "array"}
 
 TABLE = [
-    Kind("pod", "", "pods", True, "pods", pods.item, list_needs=("events",),
-         list_status=pods.list_status, status_facts=pods.status_facts, key_item=pods.key_item, properties=pods.PROPERTIES, metrics=True,
-         detail=pods.detail, detail_needs=pods.detail_needs,
-         embeds=pods.EMBEDS, sublists=(pods.CONTAINERS, _EVENTS, pods.CLAIMS)),
-    Kind("deployment", "apps", "deployments", True, "deployments", workloads.deployment,
+    Spec("pod", plural="pods", list_key="pods", item=pods.item, projection=POD,
+         indexes={"controller": joins.controller, "node": joins.node},
+         list_needs=("events",), list_status=pods.list_status, status_facts=pods.status_facts,
+         key_item=pods.key_item, properties=pods.PROPERTIES, metrics=members.POD,
+         detail=pods.detail, detail_needs=pods.detail_needs, embeds=pods.EMBEDS,
+         sublists=(pods.CONTAINERS, _EVENTS, pods.CLAIMS),
+         item_fields={"status": "string", "restartCount": "integer", "metrics": None,
+                      "warnings": "array", "nodeName": "string", "containerImages": "array",
+                      "containerStatuses": "array", "allocatedResources": "object"},
+         detail_fields={"podPhase": "string", "podIP": "string", "nodeName": "string",
+                        "serviceAccountName": "string", "restartCount": "integer",
+                        "qosClass": "string", "containers": "array", "initContainers": "array",
+                        "metrics": "array", "conditions": "array", "securityContext": "object",
+                        "controller": "object", "eventList": "object",
+                        "persistentVolumeClaimList": "object", "warning": "string",
+                        "imagePullSecrets": "array"}),
+    Spec("deployment", group="apps", plural="deployments", list_key="deployments",
+         item=workloads.deployment, projection=TEMPLATED,
          list_needs=("pods", "events", "replicasets"),
-         list_status=workloads.deployment_list_status,
-         metrics=True, detail=workloads.deployment_detail,
-         detail_needs=workloads.deployment_detail_needs,
-         sublists=(_EVENTS, workloads.OLD_REPLICA_SETS, workloads.NEW_REPLICA_SET)),
-    Kind("replicaset", "apps", "replicasets", True, "replicaSets", workloads.replicaset,
-         list_needs=("pods", "events"), list_status=workloads.list_status, metrics=True,
-         detail=workloads.replicaset_detail, detail_needs=workloads.replicaset_detail_needs,
-         sublists=(workloads.OWNED_PODS, workloads.SERVICES, _EVENTS)),
-    Kind("replicationcontroller", "", "replicationcontrollers", True, "replicationControllers",
-         workloads.replicationcontroller, list_needs=("pods", "events"),
-         list_status=workloads.list_status, metrics=True,
-         detail=workloads.replicationcontroller_detail, detail_needs=workloads.owned_pods_needs,
-         sublists=(workloads.OWNED_PODS, workloads.SERVICES, _EVENTS)),
-    Kind("daemonset", "apps", "daemonsets", True, "daemonSets", workloads.daemonset,
-         list_needs=("pods", "events"), list_status=workloads.list_status, metrics=True,
+         list_status=workloads.deployment_list_status, metrics=members.DEPLOYMENT_PODS,
+         detail=workloads.deployment_detail, detail_needs=workloads.deployment_detail_needs,
+         sublists=(_EVENTS, workloads.OLD_REPLICA_SETS, workloads.NEW_REPLICA_SET),
+         item_fields=dict(_IMAGES, pods="object"),
+         detail_fields=dict(_IMAGES, pods="object", selector="object", statusInfo="object",
+                            conditions="array", strategy="string", minReadySeconds="integer",
+                            revisionHistoryLimit="integer", rollingUpdateStrategy="object")),
+    Spec("replicaset", group="apps", plural="replicasets", list_key="replicaSets",
+         item=workloads.replicaset, projection=TEMPLATED, indexes=joins.CONTROLLED,
+         list_needs=("pods", "events"), list_status=workloads.list_status,
+         metrics=members.OWNED_PODS, detail=workloads.replicaset_detail,
+         detail_needs=workloads.replicaset_detail_needs,
+         sublists=(workloads.OWNED_PODS, workloads.SERVICES, _EVENTS),
+         item_fields=_POD_INFO,
+         detail_fields=dict(_POD_INFO, selector="object",
+                            horizontalPodAutoscalerList="object")),
+    Spec("replicationcontroller", plural="replicationcontrollers",
+         list_key="replicationControllers", item=workloads.replicationcontroller,
+         projection=TEMPLATED, list_needs=("pods", "events"), list_status=workloads.list_status,
+         metrics=members.OWNED_PODS, detail=workloads.replicationcontroller_detail,
+         detail_needs=workloads.owned_pods_needs,
+         sublists=(workloads.OWNED_PODS, workloads.SERVICES, _EVENTS),
+         item_fields=_POD_INFO, detail_fields=dict(_POD_INFO, labelSelector="object")),
+    Spec("daemonset", group="apps", plural="daemonsets", list_key="daemonSets",
+         item=workloads.daemonset, projection=TEMPLATED, list_needs=("pods", "events"),
+         list_status=workloads.list_status, metrics=members.OWNED_PODS,
          detail=workloads.daemonset_detail, detail_needs=workloads.owned_pods_needs,
-         sublists=(workloads.OWNED_PODS, workloads.SERVICES, _EVENTS)),
-    Kind("statefulset", "apps", "statefulsets", True, "statefulSets", workloads.statefulset,
-         list_needs=("pods", "events"), list_status=workloads.list_status, metrics=True,
+         sublists=(workloads.OWNED_PODS, workloads.SERVICES, _EVENTS),
+         item_fields=_POD_INFO, detail_fields=dict(_POD_INFO, labelSelector="object")),
+    Spec("statefulset", group="apps", plural="statefulsets", list_key="statefulSets",
+         item=workloads.statefulset, projection=TEMPLATED, list_needs=("pods", "events"),
+         list_status=workloads.list_status, metrics=members.OWNED_PODS,
          detail=workloads.statefulset_detail, detail_needs=workloads.owned_pods_needs,
-         sublists=(workloads.OWNED_PODS, _EVENTS)),
-    Kind("job", "batch", "jobs", True, "jobs", workloads.job, list_needs=("pods", "events"),
-         list_status=workloads.job_list_status, metrics=True, detail=workloads.job_detail,
-         detail_needs=workloads.job_pods_needs, sublists=(workloads.JOB_PODS, _EVENTS)),
-    Kind("cronjob", "batch", "cronjobs", True, "items", cronjobs.item,
-         versions=("v1", "v1beta1"), list_status=cronjobs.list_status,
-         detail=cronjobs.detail, sublists=(cronjobs.JOBS, _EVENTS)),
-    Kind("namespace", "", "namespaces", False, "namespaces", cluster.namespace,
-         detail=cluster.namespace_detail, detail_needs=cluster.namespace_detail_needs,
-         sublists=(cluster.NAMESPACE_EVENTS,)),
-    Kind("node", "", "nodes", False, "nodes", cluster.node, metrics=True,
-         detail=cluster.node_detail, page_needs=cluster.node_pods_needs,
+         sublists=(workloads.OWNED_PODS, _EVENTS), item_fields=_POD_INFO,
+         detail_fields=_POD_INFO),
+    Spec("job", group="batch", plural="jobs", list_key="jobs", item=workloads.job,
+         projection=TEMPLATED, indexes=joins.CONTROLLED, list_needs=("pods", "events"),
+         list_status=workloads.job_list_status, metrics=members.OWNED_PODS,
+         detail=workloads.job_detail, detail_needs=workloads.job_pods_needs,
+         sublists=(workloads.JOB_PODS, _EVENTS),
+         item_fields=dict(_POD_INFO, parallelism="integer", jobStatus="object"),
+         detail_fields=dict(_POD_INFO, parallelism="integer", jobStatus="object",
+                            completions="integer")),
+    Spec("cronjob", group="batch", plural="cronjobs", versions=("v1", "v1beta1"),
+         item=cronjobs.item, projection=CRONJOB, list_status=cronjobs.list_status,
+         detail=cronjobs.detail, sublists=(cronjobs.JOBS, _EVENTS), item_fields=_CRONJOB,
+         detail_fields=dict(_CRONJOB, concurrencyPolicy="string",
+                            startingDeadlineSeconds="integer")),
+    Spec("namespace", plural="namespaces", namespaced=False, list_key="namespaces",
+         item=cluster.namespace, one_by_one=True, detail=cluster.namespace_detail,
+         detail_needs=cluster.namespace_detail_needs, sublists=(cluster.NAMESPACE_EVENTS,),
+         item_fields={"phase": "string"},
+         detail_fields={"phase": "string", "resourceQuotaList": "object",
+                        "resourceLimits": "array"}),
+    Spec("node", plural="nodes", namespaced=False, list_key="nodes", item=cluster.node,
+         metrics=members.NODE, detail=cluster.node_detail, page_needs=cluster.node_pods_needs,
          finish=cluster.node_finish, detail_needs=cluster.node_detail_needs,
-         embeds=cluster.NODE_EMBEDS, sublists=(cluster.NODE_PODS, cluster.NODE_EVENTS)),
-    Kind("event", "", "events", True, "events", events.event, properties=events.PROPERTIES,
-         filterable=False),
+         embeds=cluster.NODE_EMBEDS, sublists=(cluster.NODE_PODS, cluster.NODE_EVENTS),
+         item_fields=_NODE,
+         detail_fields=dict(_NODE, phase="string", podCIDR="string", providerID="string",
+                            unschedulable="boolean", conditions="array",
+                            containerImages="array", metrics="array", addresses="array",
+                            podList="object", eventList="object", warning="string",
+                            taints="array")),
+    Spec("event", plural="events", list_key="events", item=events.event,
+         indexes={"involved": joins.involved}, properties=events.PROPERTIES, filterable=False,
+         item_fields={"message": "string", "sourceComponent": "string", "sourceHost": "string",
+                      "object": "string", "count": "integer", "firstSeen": "string",
+                      "lastSeen": "string", "reason": "string", "type": "string",
+                      "objectKind": "string", "objectName": "string",
+                      "objectNamespace": "string"}),
     # Services and networking, config and storage, autoscaling.
-    Kind("service", "", "services", True, "services", services.item,
+    Spec("service", plural="services", list_key="services", item=services.item,
          properties=services.PROPERTIES, detail=services.detail,
          detail_needs=services.detail_needs,
-         sublists=(_EVENTS, services.PODS, services.INGRESSES)),
-    Kind("persistentvolumeclaim", "", "persistentvolumeclaims", True, "items", storage.claim,
-         detail=storage.claim),
-    Kind("horizontalpodautoscaler", "autoscaling", "horizontalpodautoscalers", True,
-         "horizontalpodautoscalers", autoscaling.item, versions=("v2", "v2beta2", "v1"),
-         detail=autoscaling.detail),
+         sublists=(_EVENTS, services.PODS, services.INGRESSES), item_fields=_SERVICE,
+         detail_fields=dict(_SERVICE, endpointList="object", sessionAffinity="string")),
+    Spec("persistentvolumeclaim", plural="persistentvolumeclaims", item=storage.claim,
+         detail=storage.claim, item_fields=_PVC, detail_fields=_PVC),
+    Spec("horizontalpodautoscaler", group="autoscaling", plural="horizontalpodautoscalers",
+         list_key="horizontalpodautoscalers", item=autoscaling.item,
+         versions=("v2", "v2beta2", "v1"), detail=autoscaling.detail, item_fields=_HPA,
+         detail_fields=dict(_HPA, currentReplicas="integer", desiredReplicas="integer",
+                            lastScaleTime="string")),
     # Networking, config and storage, access control and policy, custom resources.
-    Kind("ingress", "networking.k8s.io", "ingresses", True, "items", networking.ingress,
-         versions=("v1", "v1beta1"), detail=networking.ingress_detail, sublists=(_EVENTS,)),
-    Kind("ingressclass", "networking.k8s.io", "ingressclasses", False, "items",
-         networking.ingress_class, versions=("v1", "v1beta1"),
-         detail=networking.ingress_class_detail),
-    Kind("networkpolicy", "networking.k8s.io", "networkpolicies", True, "items",
-         networking.network_policy, detail=networking.network_policy_detail),
-    Kind("configmap", "", "configmaps", True, "items", config.config_map,
-         detail=config.config_map_detail),
-    Kind("secret", "", "secrets", True, "secrets", config.secret, detail=config.secret_detail),
-    Kind("persistentvolume", "", "persistentvolumes", False, "items", storage.volume,
-         properties=storage.VOLUME_PROPERTIES, detail=storage.volume_detail),
-    Kind("storageclass", "storage.k8s.io", "storageclasses", False, "items",
-         storage.storage_class, detail=storage.storage_class,
-         sublists=(storage.CLASS_VOLUMES,)),
-    Kind("role", "rbac.authorization.k8s.io", "roles", True, "items", rbac.role,
-         detail=rbac.role_detail),
-    Kind("rolebinding", "rbac.authorization.k8s.io", "rolebindings", True, "items",
-         rbac.role_binding, detail=rbac.role_binding_detail),
-    Kind("clusterrole", "rbac.authorization.k8s.io", "clusterroles", False, "items",
-         rbac.cluster_role, detail=rbac.cluster_role_detail),
-    Kind("clusterrolebinding", "rbac.authorization.k8s.io", "clusterrolebindings", False,
-         "items", rbac.cluster_role_binding, detail=rbac.cluster_role_binding_detail),
-    Kind("serviceaccount", "", "serviceaccounts", True, "items", rbac.service_account,
+    Spec("ingress", group="networking.k8s.io", plural="ingresses", versions=("v1", "v1beta1"),
+         item=networking.ingress, detail=networking.ingress_detail, sublists=(_EVENTS,),
+         item_fields={"endpoints": "array", "hosts": "array"},
+         detail_fields={"endpoints": "array", "hosts": "array", "spec": "object",
+                        "status": "object"}),
+    Spec("ingressclass", group="networking.k8s.io", plural="ingressclasses", namespaced=False,
+         versions=("v1", "v1beta1"), item=networking.ingress_class,
+         detail=networking.ingress_class_detail, item_fields={"controller": "string"},
+         detail_fields={"controller": "string", "parameters": "object"}),
+    Spec("networkpolicy", group="networking.k8s.io", plural="networkpolicies",
+         item=networking.network_policy, detail=networking.network_policy_detail,
+         detail_fields={"podSelector": "object", "ingress": "array", "egress": "array",
+                        "policyTypes": "array"}),
+    Spec("configmap", plural="configmaps", item=config.config_map, projection=NO_DATA,
+         detail=config.config_map_detail, detail_fields={"data": "object"}),
+    # Never cached: a secret's list goes to the API server with the caller's token.
+    Spec("secret", plural="secrets", list_key="secrets", item=config.secret, cached=False,
+         detail=config.secret_detail, item_fields={"type": "string"},
+         detail_fields={"type": "string", "data": "object"}),
+    Spec("persistentvolume", plural="persistentvolumes", namespaced=False, item=storage.volume,
+         properties=storage.VOLUME_PROPERTIES, detail=storage.volume_detail, item_fields=_PV,
+         detail_fields=dict(_PV, message="string", persistentVolumeSource="object")),
+    Spec("storageclass", group="storage.k8s.io", plural="storageclasses", namespaced=False,
+         item=storage.storage_class, detail=storage.storage_class,
+         sublists=(storage.CLASS_VOLUMES,), item_fields=_STORAGE_CLASS,
+         detail_fields=_STORAGE_CLASS),
+    Spec("role", group="rbac.authorization.k8s.io", plural="roles", item=rbac.role,
+         detail=rbac.role_detail, detail_fields={"rules": "array"}),
+    Spec("rolebinding", group="rbac.authorization.k8s.io", plural="rolebindings",
+         item=rbac.role_binding, detail=rbac.role_binding_detail, detail_fields=_BINDING),
+    Spec("clusterrole", group="rbac.authorization.k8s.io", plural="clusterroles",
+         namespaced=False, item=rbac.cluster_role, detail=rbac.cluster_role_detail,
+         detail_fields={"rules": "array"}),
+    Spec("clusterrolebinding", group="rbac.authorization.k8s.io", plural="clusterrolebindings",
+         namespaced=False, item=rbac.cluster_role_binding,
+         detail=rbac.cluster_role_binding_detail, detail_fields=_BINDING),
+    Spec("serviceaccount", plural="serviceaccounts", item=rbac.service_account,
          detail=rbac.service_account_detail,
          sublists=(rbac.ACCOUNT_SECRETS, rbac.ACCOUNT_PULL_SECRETS)),
-    Kind("poddisruptionbudget", "policy", "poddisruptionbudgets", True, "items", policy.budget,
-         versions=("v1", "v1beta1"), detail=policy.budget_detail),
-    # The CRD's detail route is in handlers/customresources.py: its objects' list needs a Kind
+    Spec("poddisruptionbudget", group="policy", plural="poddisruptionbudgets",
+         versions=("v1", "v1beta1"), item=policy.budget, detail=policy.budget_detail,
+         item_fields=_PDB, detail_fields=dict(_PDB, disruptedPods="object")),
+    # The CRD's detail route is in handlers/customresources.py: its objects' list needs a spec
     # built from the CRD.
-    Kind("crd", "apiextensions.k8s.io", "customresourcedefinitions", False, "items", crds.item,
-         properties=crds.PROPERTIES, keep=crds.has_served_version),
+    Spec("crd", group="apiextensions.k8s.io", plural="customresourcedefinitions",
+         namespaced=False, item=crds.item, properties=crds.PROPERTIES,
+         keep=crds.has_served_version,
+         item_fields={"version": "string", "group": "string", "scope": "string",
+                      "names": "object", "established": "string"}),
+    # Built-in kinds beyond the specification's 28.
+    Spec("resourcequota", plural="resourcequotas", item=quotas.quota,
+         detail=quotas.quota_detail, item_fields=_QUOTA,
+         detail_fields=dict(_QUOTA, scopeSelector="object")),
+    Spec("limitrange", plural="limitranges", item=quotas.limit_range,
+         detail=quotas.limit_range, item_fields={"limits": "array"},
+         detail_fields={"limits": "array"}),
+    Spec("endpointslice", group="discovery.k8s.io", plural="endpointslices",
+         versions=("v1", "v1beta1"), item=endpointslices.endpoint_slice,
+         properties=endpointslices.PROPERTIES, detail=endpointslices.endpoint_slice,
+         item_fields=_SLICE, detail_fields=_SLICE),
+    # Every node renews its lease every 10 seconds: cached only when asked for.
+    Spec("lease", group="coordination.k8s.io", plural="leases", versions=("v1", "v1beta1"),
+         cached=OPT_IN, item=coordination.lease, properties=coordination.PROPERTIES,
+         detail=coordination.lease, item_fields=_LEASE, detail_fields=_LEASE),
+    Spec("priorityclass", group="scheduling.k8s.io", plural="priorityclasses",
+         namespaced=False, versions=("v1", "v1beta1"), item=scheduling.priority_class,
+         detail=scheduling.priority_class, item_fields=_PRIORITY, detail_fields=_PRIORITY),
+    Spec("runtimeclass", group="node.k8s.io", plural="runtimeclasses", namespaced=False,
+         versions=("v1", "v1beta1"), item=scheduling.runtime_class,
+         detail=scheduling.runtime_class_detail, item_fields={"handler": "string"},
+         detail_fields={"handler": "string", "overhead": "object", "scheduling": "object"}),
+    Spec("csidriver", group="storage.k8s.io", plural="csidrivers", namespaced=False,
+         versions=("v1", "v1beta1"), item=csi.driver, detail=csi.driver_detail,
+         item_fields=_CSI,
+         detail_fields=dict(_CSI, requiresRepublish="boolean", tokenRequests="array",
+                            seLinuxMount="boolean")),
+    Spec("mutatingwebhookconfiguration", group="admissionregistration.k8s.io",
+         plural="mutatingwebhookconfigurations", namespaced=False, versions=("v1", "v1beta1"),
+         projection=NO_CA_BUNDLES, item=admission.mutating, detail=admission.mutating_detail,
+         item_fields=_WEBHOOKS, detail_fields=_WEBHOOKS),
+    Spec("validatingwebhookconfiguration", group="admissionregistration.k8s.io",
+         plural="validatingwebhookconfigurations", namespaced=False,
+         versions=("v1", "v1beta1"), projection=NO_CA_BUNDLES, item=admission.validating,
+         detail=admission.validating_detail, item_fields=_WEBHOOKS, detail_fields=_WEBHOOKS),
 ]
 
 KINDS = {k.name: k for k in TABLE}
+_BY_RESOURCE = {(k.group, k.plural): k for k in TABLE}
 
 
 def get(name):
     return KINDS[name]
+
+
+def of_resource(group, plural):
+    """The spec serving (group, plural), or None (a CRD's objects, a resource read as reads.Api)."""
+    return _BY_RESOURCE.get((group, plural))

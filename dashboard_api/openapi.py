@@ -121,10 +121,10 @@ def definitions():
     out = dict(apimodels.COMMON)
     out.update(apimodels.RECORDS)
     for kind in kinds.TABLE:
-        out["Item." + kind.name] = apimodels.item_schema(kind.name)
+        out["Item." + kind.name] = apimodels.item_schema(kind)
         out["List." + kind.name] = apimodels.list_schema(kind)
         if kind.detail is not None:
-            out["Detail." + kind.name] = apimodels.detail_schema(kind.name)
+            out["Detail." + kind.name] = apimodels.detail_schema(kind)
     return out
 
 

@@ -10,17 +10,19 @@ import re
 
 import tornado.web
 
-from dashboard_api import (bodylimit, connections, lifecycle, listing, locales, looplag, proxies,
-                           requestlog, routes, terminal)
+from dashboard_api import (bodylimit, connections, lifecycle, locales, looplag, proxies, requestlog,
+                           routes, terminal)
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache import WatchCache
 from dashboard_api.cache.access import Access
+from dashboard_api.cache.passthrough import ChunkedList, ListSlots
 from dashboard_api.cache.source import CacheSource, NamespaceCandidates
 from dashboard_api.cache.telemetry import CacheCollector
 from dashboard_api.context import Context
 from dashboard_api.handlers import static
 from dashboard_api.handlers.base import NotFoundHandler
 from dashboard_api.handlers.settings import SettingsStore
+from dashboard_api.listing import Pipeline
 from dashboard_api.metrics import lists as metric_lists
 from dashboard_api.metrics.sidecar import SidecarClient
 from dashboard_api.metrics.sidecar import read_token as read_sidecar_token
@@ -104,24 +106,31 @@ def make_context(options, cluster, telemetry):
     if telemetry is not None and cache is not None:
         telemetry.registry.register(CacheCollector(cache, source.access))
     sidecar = make_sidecar(options, cluster)
-    # metrics in lists and details (the list pipeline's seam); upstream's for the web UI
-    metric_lists.install(sidecar, web_ui=options.web_ui_compat)
+    pipeline = make_pipeline(source, sidecar, web_ui=options.web_ui_compat)
     return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
                    sidecar=sidecar, routes=served_routes(options.mode),
                    locales=locales.load(options.locale_config), source=source, cache=cache,
                    terminals=terminal.make_sessions(cluster, key),
-                   lifecycle=lifecycle.Lifecycle(cache))
+                   lifecycle=lifecycle.Lifecycle(cache), pipeline=pipeline)
 
 
 def make_source(options, cluster, settings):
     """(the watch cache or None, the list source): the cache unless it is turned off or the
     service has no identity of its own (--proxy); pass-through lists are bounded either way."""
     use_cache = options.watch_cache and not options.proxy
-    cache = WatchCache(cluster) if use_cache else None
+    cache = WatchCache(cluster, opt_in=options.watch_cache_opt_in) if use_cache else None
     candidates = NamespaceCandidates(cluster, settings, cache)
-    passthrough = listing.ChunkedList(
-        slots=listing.ListSlots(options.max_large_lists, options.large_list_wait),
+    passthrough = ChunkedList(
+        slots=ListSlots(options.max_large_lists, options.large_list_wait),
         access=Access(options.access_cache_ttl), candidates=candidates)
     if cache is None:
         return None, passthrough
     return cache, CacheSource(cache, passthrough, candidates, sync_wait=options.cache_sync_wait)
+
+
+def make_pipeline(source, sidecar, web_ui=False):
+    """The process's list pipeline: its source, selection cache and decorators (metrics in
+    lists and details, with ``sidecar``; None: metrics off; upstream's shapes for the web UI
+    with ``web_ui``), built once."""
+    metrics = metric_lists.MetricsDecorator(sidecar, web_ui)
+    return Pipeline(source, decorators=[metrics], detail_decorators=[metrics.detail])

@@ -1,8 +1,11 @@
 """The shared watch cache: one store per cached kind, filled by watches with the service's own
 identity, read by every caller after the API server has authorized them (cache/access.py).
 
-Secrets are never cached (their list goes to the API server with the caller's token), nor the
-objects of custom resources; config maps are cached without their data (cache/slim.py).
+What a store keeps of each object and the indexes it keeps are declared in the kind's spec
+(``Spec.projection``, ``Spec.indexes``). Kinds whose spec says ``cached=False`` (secrets: their
+list goes to the API server with the caller's token) are never cached, nor the objects of
+custom resources; kinds whose spec says ``OPT_IN`` (leases) only when --watch-cache-opt-in
+names them.
 """
 
 import asyncio
@@ -15,35 +18,16 @@ from dashboard_api.cache import slim
 from dashboard_api.cache.applied import Applied
 from dashboard_api.cache.store import SYNCED, SYNCING, UNAVAILABLE, Store, row_of
 from dashboard_api.cluster.watch import Reflector
-from dashboard_api.summaries.common import controller_uid
+from dashboard_api.spec import OPT_IN
 
 log = logging.getLogger("dashboard_api.cache")
 
-NEVER_CACHED = frozenset(("secret",))
 
-
-def _controller(obj):
-    owner = controller_uid(obj)
-    return (owner,) if owner else ()
-
-
-def _node(obj):
-    node = (obj.get("spec") or {}).get("nodeName")
-    return (node,) if node else ()
-
-
-def _involved(obj):
-    uid = (obj.get("involvedObject") or {}).get("uid")
-    return (uid,) if uid else ()
-
-
-# Indexes the joins of summaries use: Related.by_controller, events_by_object, a node's pods.
-INDEXES = {
-    "pod": {"controller": _controller, "node": _node},
-    "replicaset": {"controller": _controller},
-    "job": {"controller": _controller},
-    "event": {"involved": _involved},
-}
+def cached_names(opt_in=()):
+    """The kinds the cache holds by default: every kind whose spec says ``cached``, and those
+    whose spec says ``OPT_IN`` (leases) only when named in ``opt_in``."""
+    return [k.name for k in kinds.TABLE
+            if k.cached is True or (k.cached == OPT_IN and k.name in opt_in)]
 
 
 class Cached:
@@ -52,12 +36,12 @@ class Cached:
     def __init__(self, kind, resource, applied=None):
         self.kind = kind
         self.resource = resource
-        self.store = Store(kind, INDEXES.get(kind.name))
+        self.store = Store(kind, kind.indexes)
         self.reflector = None
         self.applied = applied if applied is not None else Applied()
 
     def to_row(self, obj):
-        return row_of(self.kind, slim.slim(self.resource.plural, obj))
+        return row_of(self.kind, slim.slim(self.kind, obj))
 
     # The reflector's consumer interface.
     def replace(self, rows, version):
@@ -75,14 +59,15 @@ class Cached:
 
 
 class WatchCache:
-    """The process's stores, one per cached kind (``names``: kinds-table names, default all
-    but secrets), each filled by its own reflector; ``store_for`` says which one may answer a
-    resource now."""
+    """The process's stores, one per cached kind (``names``: kinds-table names, default
+    ``cached_names(opt_in)``), each filled by its own reflector; ``store_for`` says which one
+    may answer a resource now."""
 
-    def __init__(self, cluster, names=None):
+    def __init__(self, cluster, names=None, opt_in=()):
         self.cluster = cluster
-        self.names = [k.name for k in kinds.TABLE if k.name not in NEVER_CACHED] \
-            if names is None else [n for n in names if n not in NEVER_CACHED]
+        cacheable = [k.name for k in kinds.TABLE if k.cached]   # True or OPT_IN
+        self.names = cached_names(opt_in) if names is None else [
+            n for n in names if n in cacheable]
         self.cached = {}            # (group, plural) -> Cached
         self.by_name = {}           # kind name -> Cached
         self.registered = asyncio.Event()   # set once start() has made every kind's store

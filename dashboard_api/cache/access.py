@@ -25,6 +25,7 @@ import cachetools
 
 from dashboard_api.cluster.handlecache import cache_key
 from dashboard_api.errors import ApiError
+from dashboard_api.singleflight import SingleFlight
 
 MAX_ENTRIES = 50000
 PER_CALLER_CONCURRENCY = 8
@@ -49,9 +50,9 @@ class Access:
     def __init__(self, ttl=5.0, clock=time.monotonic, size=MAX_ENTRIES):
         self.ttl = ttl
         self.size = size
-        self._clock = clock
-        self._answers = cachetools.TTLCache(size, ttl, timer=clock)   # key -> allowed
-        self._pending = {}
+        # key -> allowed, for ttl seconds from the answer; the least recently used go first.
+        self._answers = cachetools.TTLCache(size, ttl, timer=clock)
+        self._asking = SingleFlight()   # one review per key at a time
         self._slots = {}  # identity -> [semaphore, reviews waiting or running]
         self.hits = 0
         self.misses = 0
@@ -69,27 +70,24 @@ class Access:
         if found is not None:
             self.hits += 1
             return found
-        pending = self._pending.get(key)
-        if pending is None:
-            if budget is not None and not budget.spend():
-                self.over_budget += 1
-                return False
+        if key in self._asking:
+            self.hits += 1
+        elif budget is not None and not budget.spend():
+            self.over_budget += 1
+            return False
+        else:
             self.misses += 1
-            attributes = {"verb": verb, "group": resource.group, "resource": resource.plural}
-            if namespace:
-                attributes["namespace"] = namespace
-            if name:
-                attributes["name"] = name
-            pending = asyncio.ensure_future(self._review(identity, handle, attributes))
-            self._pending[key] = pending
-            try:
-                answer = await asyncio.shield(pending)
-            finally:
-                self._pending.pop(key, None)
-            self._remember(key, answer)
+        attributes = {"verb": verb, "group": resource.group, "resource": resource.plural}
+        if namespace:
+            attributes["namespace"] = namespace
+        if name:
+            attributes["name"] = name
+
+        async def review():
+            answer = await self._review(identity, handle, attributes)
+            self._answers[key] = answer
             return answer
-        self.hits += 1
-        return await asyncio.shield(pending)
+        return await self._asking.run(key, review)
 
     async def _review(self, identity, handle, attributes):
         slot = self._slots.get(identity)
@@ -103,9 +101,6 @@ class Access:
             slot[1] -= 1
             if slot[1] == 0:
                 del self._slots[identity]
-
-    def _remember(self, key, answer):
-        self._answers[key] = answer
 
     async def require_list(self, handle, resource, namespaces):
         """Returns when the caller may list ``resource`` in every namespace of ``namespaces``

@@ -87,7 +87,7 @@ class Index:
 
 class Scoped(list):
     """The rows (or objects) of one store in one scope, as a list that also says which version
-    of the store it is (``view_key``, for listing.Views) and brings the store's indexes
+    of the store it is (``view_key``, for selection.Views) and brings the store's indexes
     (``lookup``, for summaries.common.Related), limited to the scope's namespaces."""
 
     def __init__(self, items, store, namespaces, objects=False):

@@ -6,9 +6,10 @@ is none; ``--api-qps``/``--api-burst`` turn it on.
 """
 
 import asyncio
-import collections
 import hashlib
 import time
+
+import cachetools
 
 from dashboard_api.errors import ApiError
 
@@ -64,7 +65,7 @@ class Buckets:
         self.burst = burst
         self.size = size
         self._clock = clock
-        self._buckets = collections.OrderedDict()
+        self._buckets = cachetools.LRUCache(size)
 
     def for_caller(self, credential):
         if self.qps <= 0:
@@ -73,8 +74,4 @@ class Buckets:
         bucket = self._buckets.get(key)
         if bucket is None:
             bucket = self._buckets[key] = TokenBucket(self.qps, self.burst, clock=self._clock)
-            while len(self._buckets) > self.size:
-                self._buckets.popitem(last=False)
-        else:
-            self._buckets.move_to_end(key)
         return bucket

@@ -7,7 +7,7 @@ import time
 import tornado.web
 import ujson
 
-from dashboard_api import bounded, listing, params, webui
+from dashboard_api import bounded, params, webui
 from dashboard_api.auth.bearer import bearer_token
 from dashboard_api.cache.applied import own_writes
 from dashboard_api.cluster.client import is_impersonation_header
@@ -58,7 +58,7 @@ class BaseHandler(tornado.web.RequestHandler):
     def reads(self):
         """The request's listing.Fetch (401 without a token); the list slots it holds are
         given back when the request ends, however it ends."""
-        fetch = listing.Fetch(self.caller(), self.ctx.cluster, self.ctx.source)
+        fetch = self.ctx.pipeline.fetch(self.caller(), self.ctx.cluster)
         self._fetches.append(fetch)
         return fetch
 

@@ -5,25 +5,24 @@
 is ignored for cluster-scoped CRDs), ``.../{object}`` (detail) and ``.../{object}/event``.
 ``{crd}`` is the CRD's name (``plural.group``). The CRD is read with the caller's token first;
 its first served version says where the objects live. The CRD list is an ordinary row of the
-kinds table; the detail is here because its objects' Kind is built from the CRD.
+kinds table; the detail is here because its objects' spec is built from the CRD (``Spec.of_crd``).
 """
 
-from dashboard_api import dataselect, kinds, listing
+from dashboard_api import kinds
 from dashboard_api.dataselect import FIRST_TEN
 from dashboard_api.errors import not_found
 from dashboard_api.handlers.resources import ResourceHandler
 from dashboard_api.reads import ALL, Namespaces, Need
 from dashboard_api.routes import Route
+from dashboard_api.spec import Spec
 from dashboard_api.summaries import crds, events
 from dashboard_api.summaries.common import Related
 from dashboard_api.summaries.common import name as name_of
 
 
 def object_kind(crd, resource):
-    """A kinds-table-like row for one CRD's objects, built per request."""
-    return kinds.Kind(name_of(crd), resource.group, resource.plural, resource.namespaced,
-                      "items", crds.object_summary(crd), versions=(resource.version,),
-                      properties=dataselect.COMMON)
+    """The spec of one CRD's objects, built per request from the CRD."""
+    return Spec.of_crd(name_of(crd), resource, crds.object_summary(crd))
 
 
 class DefinitionDetailHandler(ResourceHandler):
@@ -35,7 +34,7 @@ class DefinitionDetailHandler(ResourceHandler):
         if resource is not None:
             # A related read: a 403 leaves no objects and the error in the detail's errors.
             rel = await fetch.gather([Need("objects", resource, ALL)], Related())
-            objects = await listing.assemble(fetch, object_kind(definition, resource),
+            objects = await self.ctx.pipeline.assemble(fetch, object_kind(definition, resource),
                                              rel["objects"], ALL, FIRST_TEN)
         out = crds.detail(definition, objects)
         out["errors"] = fetch.errors
@@ -62,7 +61,7 @@ class ObjectListHandler(CustomObjectHandler):
         definition, resource = await self.definition(fetch, crd)
         namespaces = Namespaces.parse(namespace) if resource.namespaced else ALL
         raw = await fetch.list(resource, namespaces)
-        out = await listing.assemble(fetch, object_kind(definition, resource), raw, namespaces,
+        out = await self.ctx.pipeline.assemble(fetch, object_kind(definition, resource), raw, namespaces,
                                      query)
         out["typeMeta"] = crds.list_type_meta(definition)
         self.write_json(out)
@@ -81,7 +80,7 @@ class ObjectEventsHandler(CustomObjectHandler):
     async def get(self, namespace, crd, name):
         fetch, query = self.start()
         _, obj = await self.parent(fetch, namespace, crd, name)
-        self.write_json(await listing.sublist(fetch, obj, events.RESOURCE_EVENTS, query,
+        self.write_json(await self.ctx.pipeline.sublist(fetch, obj, events.RESOURCE_EVENTS, query,
                                               self.arg))
 
 

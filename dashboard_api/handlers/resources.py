@@ -5,10 +5,10 @@ namespace segment may be a comma list or a single space for all); ``.../{name}``
 row has a detail; ``.../{name}/{suffix}`` for each of its sublists. Plus the generic
 ``/api/v1/{kind}/{namespace}/{name}/horizontalpodautoscaler``.
 
-The handlers only translate HTTP: the work is in listing.py.
+The handlers only translate HTTP: the work is in the list pipeline (listing.Pipeline).
 """
 
-from dashboard_api import dataselect, kinds, listing
+from dashboard_api import dataselect, kinds
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.reads import Namespaces
 from dashboard_api.routes import Route
@@ -33,21 +33,21 @@ class ResourceHandler(BaseHandler):
 class ListHandler(ResourceHandler):
     async def get(self, namespace=None):
         fetch, query = self.start()
-        self.write_json(await listing.list_kind(fetch, self.kind, Namespaces.parse(namespace),
+        self.write_json(await self.ctx.pipeline.list_kind(fetch, self.kind, Namespaces.parse(namespace),
                                                 query))
 
 
 class DetailHandler(ResourceHandler):
     async def get(self, name, namespace=None):
         fetch, query = self.start()
-        self.write_json(await listing.detail(fetch, self.kind, namespace, name, query, self.arg))
+        self.write_json(await self.ctx.pipeline.detail(fetch, self.kind, namespace, name, query, self.arg))
 
 
 class SublistHandler(ResourceHandler):
     async def get(self, name, namespace=None):
         fetch, query = self.start()
         parent = await fetch.get(self.kind, namespace, name)
-        self.write_json(await listing.sublist(fetch, parent, self.kind.sublist(self.suffix),
+        self.write_json(await self.ctx.pipeline.sublist(fetch, parent, self.kind.sublist(self.suffix),
                                               query, self.arg))
 
 
@@ -59,7 +59,7 @@ class AutoscalersHandler(ResourceHandler):
         hpa = kinds.get("horizontalpodautoscaler")
         raw = [h for h in await fetch.list(hpa, Namespaces.one(namespace))
                if autoscaling.targets(h, kind, name)]
-        self.write_json(await listing.assemble(fetch, hpa, raw, Namespaces.one(namespace), query))
+        self.write_json(await self.ctx.pipeline.assemble(fetch, hpa, raw, Namespaces.one(namespace), query))
 
 
 def routes_of(kind):

@@ -4,6 +4,7 @@ from dashboard_api.reads import ALL, Api, Embed, Namespaces, Need, Sublist
 from dashboard_api.summaries import quantity
 from dashboard_api.summaries.common import (condition_status, conditions, name, object_meta,
                                             type_meta, uid)
+from dashboard_api.summaries.quotas import limit_items, quota
 
 QUOTAS = Api("", "resourcequotas")
 LIMIT_RANGES = Api("", "limitranges")
@@ -19,42 +20,11 @@ def namespace_detail_needs(obj, rel):
     return [Need("quotas", QUOTAS, scope), Need("limitranges", LIMIT_RANGES, scope)]
 
 
-def _quota(obj):
-    spec, status = obj.get("spec") or {}, obj.get("status") or {}
-    out = {"objectMeta": object_meta(obj), "typeMeta": {"kind": "resourcequota"}}
-    if spec.get("scopes"):
-        out["scopes"] = spec["scopes"]
-    hard, used = status.get("hard") or {}, status.get("used") or {}
-    if hard:
-        out["statusList"] = {res: {k: v for k, v in (("used", used.get(res)), ("hard", q)) if v}
-                             for res, q in hard.items()}
-    return out
-
-
-_LIMIT_FIELDS = ("min", "max", "default", "defaultRequest", "maxLimitRequestRatio")
-
-
-def _limit_items(limit_range):
-    out = []
-    for limit in (limit_range.get("spec") or {}).get("limits") or ():
-        resources = []
-        for field in _LIMIT_FIELDS:
-            resources += [r for r in limit.get(field) or {} if r not in resources]
-        for res in resources:
-            entry = {"resourceName": res, "resourceType": limit.get("type", "")}
-            for field in _LIMIT_FIELDS:
-                value = (limit.get(field) or {}).get(res)
-                if value:
-                    entry[field] = value
-            out.append(entry)
-    return out
-
-
 def namespace_detail(obj, rel):
     out = namespace(obj, rel)
-    quotas = [_quota(q) for q in rel["quotas"]]
+    quotas = [quota(q) for q in rel["quotas"]]
     out.update(resourceQuotaList={"listMeta": {"totalItems": len(quotas)}, "items": quotas},
-               resourceLimits=[i for lr in rel["limitranges"] for i in _limit_items(lr)],
+               resourceLimits=[i for lr in rel["limitranges"] for i in limit_items(lr)],
                errors=[])
     return out
 

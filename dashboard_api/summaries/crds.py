@@ -89,7 +89,7 @@ def list_type_meta(crd):
 # --- detail ----------------------------------------------------------------------------------
 
 def detail(obj, objects):
-    """The CRD's detail around ``objects``, the first of its objects as listing.assemble
+    """The CRD's detail around ``objects``, the first of its objects as Pipeline.assemble
     enveloped them; a failed read of them is reported in the detail's ``errors`` only."""
     out = item(obj, None)
     versions = [{"name": v.get("name", ""), "served": bool(v.get("served")),

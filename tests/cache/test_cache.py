@@ -8,7 +8,7 @@ import time
 
 import yaml
 
-from dashboard_api import kinds
+from dashboard_api import cache, kinds
 from tests.cache.helpers import authorization_misses, body, converge, kind_state, series, \
     wait_synced
 from tests.cluster import users
@@ -108,7 +108,7 @@ def test_every_kind_lists_the_same_from_the_cache(seeded_cluster, cached, passth
                                                   admin_token, editor_token):
     """Every kind of the kinds table, over the sample workloads: all namespaces, sorted and
     paged, and for the namespace editor (whose "all namespaces" is team-a)."""
-    wait_synced(cached, [k.name for k in kinds.TABLE if k.name != "secret"], timeout=60)
+    wait_synced(cached, cache.cached_names(), timeout=60)
     paths = []
     for kind in kinds.TABLE:
         paths += ["/api/v1/%s?sortBy=d,creationTimestamp,a,name&itemsPerPage=100" % kind.name,
@@ -247,7 +247,7 @@ def test_rbac_manifests_suffice_for_the_cache(cluster, passthrough, namespace, a
         gw = Gateway.start(cluster, "--kubeconfig", _kubeconfig(cluster, tmp_path, token),
                            kubeconfig=False)
         try:
-            cached_kinds = [k.name for k in kinds.TABLE if k.name != "secret"]
+            cached_kinds = cache.cached_names()
             wait_synced(gw, cached_kinds, timeout=60)
             kube.pod(cluster, namespace, "visible")
             converge(gw, passthrough, ["/api/v1/pod/" + namespace,

@@ -48,7 +48,7 @@ def test_slim_drops_what_no_list_reads_and_keeps_the_rest():
                                                                     "value": "hunter2"}],
                                "resources": {"requests": {"cpu": "1"}}, "livenessProbe": {}}]},
            "status": {"phase": "Running"}}
-    out = slim.slim("pods", pod)
+    out = slim.slim(kinds.get("pod"), pod)
     assert out["metadata"] == {"name": "p", "labels": {"a": "b"}, "annotations": {"keep": "me"}}
     assert out["spec"] == {"nodeName": "n", "containers": [
         {"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}],
@@ -57,12 +57,12 @@ def test_slim_drops_what_no_list_reads_and_keeps_the_rest():
     assert "managedFields" in pod["metadata"] and pod["spec"]["containers"][0]["env"]  # unchanged
     deployment = {"metadata": {}, "spec": {"replicas": 2, "template": {"spec": {"containers": [
         {"name": "c", "env": [{"name": "K", "value": "v"}], "image": "i"}]}}}}
-    assert slim.slim("deployments", deployment)["spec"] == {"replicas": 2, "template": {
+    assert slim.slim(kinds.get("deployment"), deployment)["spec"] == {"replicas": 2, "template": {
         "spec": {"containers": [{"name": "c", "image": "i"}]}}}
     cron = {"spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [
         {"name": "c", "env": [{"name": "K", "value": "v"}]}]}}}}}}
-    assert "env" not in str(slim.slim("cronjobs", cron))
-    assert "data" not in slim.slim("configmaps", {"metadata": {}, "data": {"k": "v"}})
+    assert "env" not in str(slim.slim(kinds.get("cronjob"), cron))
+    assert "data" not in slim.slim(kinds.get("configmap"), {"metadata": {}, "data": {"k": "v"}})
 
 
 def _pod(ns, name, created="2024-01-01T00:00:00Z", owner=None, node=None, phase="Running"):
@@ -122,7 +122,7 @@ def test_selection_over_keys_equals_selection_over_items(pods, sorts, filters, p
            for i, (name, ns, created, phase) in enumerate(pods)]
     random.Random(1).shuffle(raw)
     query = Query(filters, sorts, per_page, page)
-    items = [kind.summary(o, Related()) for o in raw]
+    items = [kind.item(o, Related()) for o in raw]
     expected_page, expected_total = dataselect.select(items, query, kind.properties)
     rows = [row_of(kind, o) for o in raw]
     assert all(r.keys == dataselect.keys_of(i, kind.properties) for r, i in zip(rows, items))

@@ -6,6 +6,7 @@ import asyncio
 from dashboard_api.cache.access import Access
 from dashboard_api.cache.store import SYNCED, SYNCING, UNAVAILABLE, Store
 from dashboard_api.cluster import watch
+from dashboard_api.cluster.discovery import Resource
 
 
 class Clock:
@@ -59,11 +60,27 @@ def test_backoff_is_jittered_around_its_step():
 
 
 def test_access_answers_are_bounded_and_expire():
+    class Handle:
+        impersonation = ()
+        reviews = 0
+
+        def __init__(self, token):
+            self.token = token
+
+        async def can_i(self, **attributes):
+            Handle.reviews += 1
+            return True
+
     clock = Clock()
     access = Access(ttl=5, clock=clock, size=3)
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+
+    async def ask(n):
+        return await access.allowed(Handle("token-%d" % n), "list", pods, "default")
+
     for n in range(10):
-        access._remember(("token-%d" % n,), True)
-    assert len(access._answers) == 3
-    assert access._answers.get(("token-9",)) is True
+        assert asyncio.run(ask(n)) is True
+    assert len(access._answers) == 3 and Handle.reviews == 10
+    assert asyncio.run(ask(9)) is True and Handle.reviews == 10   # remembered
     clock.now += 6
-    assert access._answers.get(("token-9",)) is None
+    assert asyncio.run(ask(9)) is True and Handle.reviews == 11   # expired: asked again

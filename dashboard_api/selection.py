@@ -1,0 +1,75 @@
+"""The pure part of a list, and the cache of its results.
+
+``select`` turns a list's rows into (the selected rows in order, totalItems, the status block):
+keys for rows that do not carry them yet (the pass-through source's rows: their items are built
+once and kept on the row for the page), dataselect's one filter/sort, and the kind's list status.
+
+``Views`` remembers selections of cached rows while their inputs are unchanged. A selection
+(filter, sort, total, status block) over the cache depends only on the versions of the stores it
+read, the namespaces and the query's filters and sorts, never on the caller (who was authorized
+before); so polling clients of one page share it, and a page out of 50,000 objects costs a slice.
+Identical selections being computed are computed once (SingleFlight). Only the newest version of
+a selection is kept: an older one is never asked for again.
+"""
+
+import cachetools
+
+from dashboard_api import dataselect
+from dashboard_api.singleflight import SingleFlight
+
+
+def select(kind, rows, rel, query, status):
+    """(the selected rows in order, totalItems, status or None) of ``kind``'s ``rows``."""
+    props = kind.properties
+    for row in rows:
+        if row.keys is None:  # from the pass-through source: its item is needed anyway
+            row.item = kind.item(row.obj, rel)
+            row.keys = dataselect.keys_of(row.item, props)
+    order, total = dataselect.select_rows(rows, query, props, kind.filterable)
+    list_status = None
+    if status and kind.list_status:
+        if kind.status_facts and rows and all(r.facts is not None for r in rows):
+            list_status = kind.list_status(None, rel, facts=[r.facts for r in rows])
+        else:
+            list_status = kind.list_status([r.obj for r in rows], rel)
+    return order, total, list_status
+
+
+class Views:
+    """Selections of cached rows (see the module docstring); ``size`` shapes are kept, the
+    least recently used dropped first."""
+
+    def __init__(self, size=64):
+        self.size = size
+        self._done = cachetools.LRUCache(size)   # shape -> (versions, selection)
+        self._flights = SingleFlight()            # (shape, versions) -> selection
+
+    @staticmethod
+    def key(kind, rows, rel, query, status):
+        """(shape, versions), or None when an input has no version (read from the API
+        server) and so cannot be compared."""
+        rows_key = getattr(rows, "view_key", None)
+        if rows_key is None:
+            return None
+        store, generation, namespaces = rows_key
+        versions = [generation]
+        for need in kind.list_needs:
+            value = rel[need]
+            version = getattr(value, "view_key", None)
+            if version is None and value:
+                return None
+            versions.append(version)
+        return (kind.name, store, namespaces, query.filters, query.sorts, status), \
+            tuple(versions)
+
+    async def get(self, key, compute):
+        shape, versions = key
+        found = self._done.get(shape)
+        if found is not None and found[0] == versions:
+            return found[1]
+
+        async def computed():
+            selection = await compute()
+            self._done[shape] = (versions, selection)
+            return selection
+        return await self._flights.run(key, computed)

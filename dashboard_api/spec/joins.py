@@ -1,0 +1,28 @@
+"""The join indexes specs declare (``Spec.indexes``): per object, the values it is found by.
+
+The watch cache keeps one index per name in each kind's store (cache/store.py ``Index``);
+summaries.common.Related reads them by name (``by_controller`` -> "controller",
+``events_by_object`` -> "involved", a node's pods -> "node"). Pure functions of the slim object,
+so a typed record (issue #19) needs only the fields they read: ownerReferences' uid and
+controller, spec.nodeName, involvedObject.uid.
+"""
+
+from dashboard_api.summaries.common import controller_uid
+
+
+def controller(obj):
+    owner = controller_uid(obj)
+    return (owner,) if owner else ()
+
+
+def node(obj):
+    name = (obj.get("spec") or {}).get("nodeName")
+    return (name,) if name else ()
+
+
+def involved(obj):
+    uid = (obj.get("involvedObject") or {}).get("uid")
+    return (uid,) if uid else ()
+
+
+CONTROLLED = {"controller": controller}
