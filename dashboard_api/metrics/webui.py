@@ -19,12 +19,13 @@ request is never kept. The sidecar's own resolution is a minute by default, so a
 sharing show nothing older than the sidecar would.
 """
 
-import asyncio
-import collections
 import datetime
 import time
 
+import cachetools
+
 from dashboard_api.metrics.aggregate import aggregated
+from dashboard_api.singleflight import SingleFlight
 
 CPU, MEMORY = "cpu/usage_rate", "memory/usage"
 STANDARD = (CPU, MEMORY)          # upstream's standard metric names, in its order
@@ -99,39 +100,32 @@ def detail_metric(name, series):
 
 
 class SharedAnswers:
-    """Sidecar answers shared between callers for ``ttl`` seconds (see the module docstring)."""
+    """Sidecar answers shared between callers for ``ttl`` seconds (see the module docstring):
+    the project's TTL cache for answers given, its single-flight helper for requests under way.
+    A failure is never kept: the next caller asks again."""
 
     def __init__(self, ttl=TTL, size=SIZE, clock=time.monotonic):
-        self.ttl = ttl
-        self.size = size
-        self.clock = clock
-        self._entries = collections.OrderedDict()   # path -> (expires, future)
+        self._answers = cachetools.TTLCache(size, ttl, timer=clock)   # path -> answer
+        self._asking = SingleFlight()
         self.asked = 0       # requests made (for tests and figures)
         self.shared = 0      # answers given from a request another caller made
 
     def __len__(self):
-        return len(self._entries)
+        self._answers.expire()
+        return len(self._answers)
 
     async def get(self, path, ask):
         """``await ask(path)``, or the answer of an identical request made less than ``ttl``
         seconds ago (or still under way)."""
-        now = self.clock()
-        entry = self._entries.get(path)
-        if entry is not None and entry[0] > now:
-            self._entries.move_to_end(path)
+        if path in self._answers or path in self._asking:
             self.shared += 1
-            return await asyncio.shield(entry[1])
-        self.asked += 1
-        future = asyncio.ensure_future(ask(path))
-        for stale in [p for p, (expires, _) in self._entries.items() if expires <= now]:
-            del self._entries[stale]   # nothing outlives its TTL for want of new requests
-        self._entries[path] = entry = (now + self.ttl, future)
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)   # the least recently used
+            if path in self._answers:
+                return self._answers[path]
+        else:
+            self.asked += 1
 
-        def forget_failure(done):
-            if (done.cancelled() or done.exception() is not None) \
-                    and self._entries.get(path) is entry:
-                del self._entries[path]
-        future.add_done_callback(forget_failure)
-        return await asyncio.shield(future)
+        async def asked():
+            answer = await ask(path)
+            self._answers[path] = answer
+            return answer
+        return await self._asking.run(path, asked)
