@@ -25,11 +25,12 @@ which that sharing's key includes.
 """
 
 import asyncio
-import collections
 import copy
 import logging
 import time
 import urllib.parse
+
+import cachetools
 
 log = logging.getLogger("dashboard_api.cache.applied")
 
@@ -114,8 +115,8 @@ class Applied:
         self.limit = limit
         self.size = size
         self.horizon = horizon
-        self._clock = clock
-        self._recent = collections.OrderedDict()   # (uid, version) -> when applied
+        # (uid, version) -> True, for ``horizon`` seconds; the oldest go first beyond ``size``
+        self._recent = cachetools.TTLCache(size, horizon, timer=clock)
         self._waiting = {}   # uid -> [Waiter]
         self._count = 0
         self.settled = 0     # writes that waited for their event and saw it
@@ -139,13 +140,7 @@ class Applied:
                 _resolve(waiter)
 
     def _remember(self, key):
-        now = self._clock()
-        recent = self._recent
-        recent[key] = now
-        recent.move_to_end(key)
-        oldest = now - self.horizon
-        while recent and (len(recent) > self.size or next(iter(recent.values())) < oldest):
-            recent.popitem(last=False)
+        self._recent[key] = True
 
     def _seen_recently(self, waiter):
         return (waiter.uid, None) in self._recent or \
