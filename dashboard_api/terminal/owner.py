@@ -10,14 +10,12 @@ nonce ties the cookie to this one opening, so a cookie obtained by opening the s
 another replica is still refused where the victim's session lives. Pure code: no I/O.
 """
 
-import base64
 import binascii
 import hashlib
 import hmac
 import os
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from dashboard_api.terminal.sealing import b64, derive_key, unb64
 
 COOKIE = "dashboard_terminal_owner"
 PURPOSE = b"dashboard-api sockjs session owner v1"
@@ -25,22 +23,9 @@ NONCE_BYTES = 16
 MAX_COOKIE_CHARS = 200
 
 
-def derive_key(secret):
-    """The MAC key from the shared secret (the CSRF key's bytes)."""
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=PURPOSE).derive(secret)
-
-
-def _b64(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _unb64(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
 class Owners:
     def __init__(self, secret):
-        self._key = derive_key(secret)
+        self._key = derive_key(secret, PURPOSE)
 
     def _mac(self, session_id, nonce):
         return hmac.new(self._key, PURPOSE + b"\0" + session_id.encode("utf-8", "replace")
@@ -49,7 +34,7 @@ class Owners:
     def issue(self, session_id):
         """(cookie value, nonce) for the opener of `session_id`."""
         nonce = os.urandom(NONCE_BYTES)
-        return _b64(nonce) + "." + _b64(self._mac(session_id, nonce)), nonce
+        return b64(nonce) + "." + b64(self._mac(session_id, nonce)), nonce
 
     def check(self, session_id, value, nonce):
         """Whether cookie `value` proves its holder opened `session_id`, whose nonce is
@@ -58,7 +43,7 @@ class Owners:
             return False
         shown_nonce, shown_mac = value.split(".")
         try:
-            given_nonce, given_mac = _unb64(shown_nonce), _unb64(shown_mac)
+            given_nonce, given_mac = unb64(shown_nonce), unb64(shown_mac)
         except (binascii.Error, ValueError):
             return False
         return hmac.compare_digest(given_mac, self._mac(session_id, given_nonce)) \

@@ -74,16 +74,18 @@ def impersonation_lines(impersonation):
     return tuple((str(name), str(value)) for name, value in items)
 
 
-def derive_key(secret):
-    """The 256-bit sealing key from the shared secret (the CSRF key's bytes)."""
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=PURPOSE).derive(secret)
+def derive_key(secret, purpose=PURPOSE):
+    """A 256-bit key for ``purpose`` from the shared secret (the CSRF key's bytes): the
+    sealing key by default; another purpose (the SockJS owner cookie) gets a key of its own."""
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose).derive(secret)
 
 
-def _b64(data):
+def b64(data):
+    """Unpadded URL-safe base64, as ids and cookies carry it."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
-def _unb64(text):
+def unb64(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
@@ -95,19 +97,19 @@ class Sealer:
         """The id of `ticket`; every call gives a different id (a random nonce)."""
         nonce = os.urandom(NONCE_BYTES)
         plain = ujson.dumps(ticket._fields(), ensure_ascii=True).encode("ascii")
-        return _b64(nonce + self._aead.encrypt(nonce, plain, PURPOSE))
+        return b64(nonce + self._aead.encrypt(nonce, plain, PURPOSE))
 
     def open(self, session_id):
         """(nonce, Ticket) from an id; None when it is not one we sealed, unaltered."""
         if not isinstance(session_id, str) or len(session_id) > MAX_ID_CHARS:
             return None
         try:
-            raw = _unb64(session_id)
+            raw = unb64(session_id)
         except (binascii.Error, ValueError):
             return None
         # The decoder skips foreign characters and ignores the last one's spare bits: only the
         # canonical spelling is accepted, so that no altered id ever opens.
-        if len(raw) <= NONCE_BYTES + 16 or _b64(raw) != session_id:
+        if len(raw) <= NONCE_BYTES + 16 or b64(raw) != session_id:
             return None
         nonce = raw[:NONCE_BYTES]
         try:
@@ -119,4 +121,4 @@ class Sealer:
 
 def nonce_of(session_id):
     """The nonce of an id this process sealed (it names the id without holding the token)."""
-    return _unb64(session_id)[:NONCE_BYTES]
+    return unb64(session_id)[:NONCE_BYTES]
