@@ -41,7 +41,7 @@ class Cached:
         self.applied = applied if applied is not None else Applied()
 
     def to_row(self, obj):
-        return row_of(self.kind, slim.slim(self.kind, obj))
+        return row_of(self.kind, slim.pooled(slim.slim(self.kind, obj)))
 
     # The reflector's consumer interface.
     def replace(self, rows, version):
@@ -96,7 +96,7 @@ class WatchCache:
                 continue
             cached = Cached(kind, resource, self.applied)
             cached.reflector = Reflector(self.cluster, resource, cached.to_row, cached,
-                                         http=self._http)
+                                         http=self._http, reuse=cached.store.reusable)
             self.cached[(resource.group, resource.plural)] = cached
             self.by_name[name] = cached
             cached.reflector.start()

@@ -200,6 +200,30 @@ class Store:
         self._replaced = self.generation
         freeze_heap()
 
+    # --- re-list (issue #19): no second full copy -----------------------------------------
+
+    def reusable(self, obj):
+        """The live row of ``obj`` (a decoded object of a re-list's page) when it is the same
+        object (uid) at the same resourceVersion, else None: the re-list keeps that row rather
+        than a new copy, so while it runs the process holds the old store plus only the rows
+        that changed. Called in the LIST's worker: one dict lookup, and rows never change."""
+        rows = self.rows
+        if not rows:
+            return None
+        meta = obj.get("metadata")
+        if not meta:
+            return None
+        version = meta.get("resourceVersion")
+        if not version:
+            return None
+        row = rows.get((meta.get("namespace") or "", meta.get("name") or ""))
+        if row is None:
+            return None
+        old = row.obj.get("metadata") or {}
+        if old.get("resourceVersion") == version and old.get("uid") == meta.get("uid"):
+            return row
+        return None
+
     def apply(self, kind_of_event, row, resource_version):
         if kind_of_event == "DELETED":
             self._delete(row.namespace, row.name)

@@ -30,11 +30,11 @@ import random
 import signal
 import ssl
 
+import msgspec
 import tornado.httpclient
-import ujson
 
 from dashboard_api.cluster.config import USER_AGENT
-from dashboard_api.errors import ApiError
+from dashboard_api.errors import ApiError, from_apiserver
 
 log = logging.getLogger("dashboard_api.cluster.watch")
 
@@ -73,10 +73,11 @@ def _install_hooks():
 
 
 class Reflector:
-    def __init__(self, cluster, resource, to_row, consumer, http=None):
+    def __init__(self, cluster, resource, to_row, consumer, http=None, reuse=None):
         self.cluster = cluster
         self.resource = resource
         self.to_row = to_row
+        self.reuse = reuse
         self.consumer = consumer
         self.http = http
         self.restarts = 0
@@ -161,19 +162,19 @@ class Reflector:
         for _ in range(MAX_LIST_PAGES):
             if PAGE_DELAY:
                 await asyncio.sleep(PAGE_DELAY)
-            try:
-                page = await handle.get(self.resource.path(), params)
-            except ApiError as exc:
-                if exc.code == 410 and "continue" in params:
+            response = await handle.call("GET", self.resource.path(), params)
+            if response.status >= 400:
+                if response.status == 410 and "continue" in params:
                     raise Gone()
-                raise
-            items = page.pop("items", None) or []
+                raise from_apiserver(response.status, response.data)
+            data, response = response.data, None
+            # the list's metadata only (the items are skipped, not built), for the next page
+            meta = (await self.cluster.executor.run(_decode_list_meta, data)).metadata
             jobs.append(asyncio.ensure_future(
-                self.cluster.executor.run(_rows, self.to_row, items)))
-            del items
+                self.cluster.executor.run(_page_rows, data, self.to_row, self.reuse)))
+            del data
             if len(jobs) > 2:
                 await asyncio.wait([jobs[-3]])
-            meta = page.get("metadata") or {}
             if not meta.get("continue"):
                 rows = [row for job in jobs for row in await job]
                 self.consumer.replace(rows, meta.get("resourceVersion"))
@@ -229,7 +230,7 @@ class Reflector:
             self.consumer.state("synced")
 
     def _event(self, line, state):
-        event = ujson.loads(line)
+        event = _decode(line)
         kind, obj = event.get("type"), event.get("object") or {}
         if kind == "ERROR":
             raise Gone()  # 410 Expired, or any other watch error: list again, never guess
@@ -241,8 +242,30 @@ class Reflector:
             self.consumer.apply(kind, self.to_row(obj), version)
 
 
-def _rows(to_row, items):
-    return [to_row(obj) for obj in items]
+_decode = msgspec.json.Decoder().decode   # faster than ujson, and dict keys are shared
+
+
+class _ListMeta(msgspec.Struct):
+    metadata: dict = {}
+
+
+_decode_list_meta = msgspec.json.Decoder(_ListMeta).decode
+
+
+def _page_rows(data, to_row, reuse=None):
+    """The rows of one LIST page's bytes, made in the worker.
+
+    During a re-list, ``reuse(obj)`` gives the live store's row of an object whose uid and
+    resourceVersion did not change: that row is kept rather than a copy made, so a re-list
+    holds the old store plus only what changed (issue #19)."""
+    page = _decode(data)
+    del data
+    items = page.pop("items", None) or []
+    rows = []
+    for obj in items:
+        row = reuse(obj) if reuse is not None else None
+        rows.append(row if row is not None else to_row(obj))
+    return rows
 
 
 def service_ssl_context(config):
