@@ -103,8 +103,8 @@ def _shared_list(values, pool):
             if key is not None:
                 key = None if sub is None else key + [sub]
         elif kind in _SCALARS:
-            if key is not None:
-                key.append((value, kind))
+            if key is not None:   # True == 1 == 1.0 and 0.0 == -0.0, not in JSON
+                key.append((repr(value) if kind is float else value, kind))
         else:
             key = None
     if key is None:
@@ -141,8 +141,8 @@ def _shared_dict(mapping, pool, unique):
             if key is not None:
                 key = None if sub is None else key + [(name, sub, 0, 0, 0)]
         elif kind in _SCALARS:
-            if key is not None:
-                key.append((name, value, kind))
+            if key is not None:   # True == 1 == 1.0 and 0.0 == -0.0, not in JSON
+                key.append((name, repr(value) if kind is float else value, kind))
         else:
             key = None
     if key is None:
