@@ -12,7 +12,9 @@ order without sorting.
 
 Staleness and re-lists (issue #19), as client-go's reflector: once a store has synced it keeps
 answering while its reflector re-lists (after a 410, a failed watch, an API server restart); the
-new LIST replaces the rows in one step when it completes. ``stale_since`` says since when the
+new LIST replaces the rows in one step when it completes. The re-list's rows of unchanged objects
+(same uid and resourceVersion) are the live rows themselves (``reusable``), so meanwhile the
+process holds one store plus what changed, not two. ``stale_since`` says since when the
 store is not known to be current (None while a watch is established and streaming);
 ``first_sync`` is set once the store has synced, or once it is known it will not
 (unavailable), for the requests that wait for it.

@@ -12,7 +12,11 @@ calls; ``to_row(obj)`` turns a decoded object into what it stores (it runs in th
 LIST pages and on the event loop for single events).
 
 A re-list (after a 410, a failed watch) is reported as ``state("syncing")`` and ends with one
-``replace``: the consumer keeps answering from what it has meanwhile (cache/store.py). Watches
+``replace``: the consumer keeps answering from what it has meanwhile (cache/store.py). With
+``reuse(obj)`` (the store's ``reusable``), an object whose uid and resourceVersion did not change
+keeps its live row, so a re-list holds the old store plus only what changed, never a second full
+copy. LIST pages and watch events are decoded with msgspec (faster than ujson, and it shares dict
+keys); a page's items one at a time (issue #19). Watches
 ask for bookmarks (``allowWatchBookmarks``), so a resumed watch starts from a recent version and
 rarely meets a 410. Backoffs are jittered (between half and one and a half times the step), so
 that replicas and kinds failing together do not retry together.
