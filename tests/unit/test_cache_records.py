@@ -56,7 +56,8 @@ def test_pooled_records_keep_their_bytes_and_share_repeated_values():
     assert other["status"]["conditions"][1] is a["status"]["conditions"][1]
 
 
-_scalar = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([0.0, -0.0, 1.0, 2.5]),
+_scalar = st.one_of(st.none(), st.booleans(), st.integers(-2, 2),
+                    st.sampled_from([0.0, -0.0, 1.0, 2.5]),
                     st.sampled_from(["", "0", "1", "true", "x"]))
 _value = st.recursive(_scalar, lambda inner: st.one_of(
     st.lists(inner, max_size=3),
