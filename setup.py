@@ -19,6 +19,8 @@ setup(
         "PyYAML>=6",
         # Issue 19: the bounded (LRU + TTL) per-caller authorization answers.
         "cachetools>=5",
+        # Issue 19: the watch cache decodes LIST pages and watch events with msgspec.
+        "msgspec>=0.18",
     ],
     extras_require={
         "test": [

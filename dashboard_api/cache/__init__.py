@@ -14,7 +14,7 @@ import logging
 import tornado.httpclient
 
 from dashboard_api import kinds
-from dashboard_api.cache import slim
+from dashboard_api.cache import heap, slim
 from dashboard_api.cache.applied import Applied
 from dashboard_api.cache.store import SYNCED, SYNCING, UNAVAILABLE, Store, row_of
 from dashboard_api.cluster.watch import Reflector
@@ -41,12 +41,18 @@ class Cached:
         self.applied = applied if applied is not None else Applied()
 
     def to_row(self, obj):
-        return row_of(self.kind, slim.slim(self.kind, obj))
+        return row_of(self.kind, slim.pooled(slim.slim(self.kind, obj)))
 
     # The reflector's consumer interface.
     def replace(self, rows, version):
+        large = max(len(rows), len(self.store)) >= heap.TRIM_ROWS
         self.store.replace(rows, version)
         self.applied.relisted(self.store)
+        if large:   # the pages of the LIST and of the previous store back to the system
+            try:
+                asyncio.get_running_loop().run_in_executor(None, heap.trim)
+            except RuntimeError:   # no loop (a test calling it directly)
+                pass
 
     def apply(self, event, row, version):
         self.store.apply(event, row, version)
@@ -76,6 +82,7 @@ class WatchCache:
 
     async def start(self):
         """Resolves the kinds with the service identity and starts their watches."""
+        heap.configure()
         self._http = tornado.httpclient.AsyncHTTPClient(
             force_instance=True, max_clients=len(self.names) + 4, max_body_size=1 << 62,
             max_buffer_size=1 << 27)
@@ -96,7 +103,7 @@ class WatchCache:
                 continue
             cached = Cached(kind, resource, self.applied)
             cached.reflector = Reflector(self.cluster, resource, cached.to_row, cached,
-                                         http=self._http)
+                                         http=self._http, reuse=cached.store.reusable)
             self.cached[(resource.group, resource.plural)] = cached
             self.by_name[name] = cached
             cached.reflector.start()

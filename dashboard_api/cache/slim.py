@@ -48,3 +48,123 @@ def slim(spec, obj):
 
 def slim_all(spec, objects):
     return [slim(spec, obj) for obj in objects]
+
+
+# --- one copy of each repeated value in the cache (issue #19) --------------------------------
+#
+# The cache's records are long-lived and much of them repeats across objects: condition types
+# and statuses, images, node and namespace names, owners, resource quantities, container names,
+# whole small objects (a condition, a container's resources, an owner reference, a label map).
+# A decoder makes a new string and a new dict (184 bytes at least) for each. ``pooled`` makes a
+# record share them, in place: each string value becomes the pool's copy, and each object whose
+# values are all shared (strings, numbers, such objects) becomes the pool's equal object. The
+# record's bytes are unchanged. Values unique by nature (a uid, a name at the top of metadata, a
+# time, an IP) are not pooled, nor an object holding one. The pool is bounded: when full it
+# starts again (what is already shared stays shared).
+#
+# Shared objects are never changed: rows are immutable once made (cache/store.py), and every
+# summary copies what it changes.
+
+POOL_SIZE = 1 << 18
+UNIQUE = frozenset(("startedAt", "finishedAt", "lastTransitionTime", "lastProbeTime",
+                    "lastHeartbeatTime", "lastUpdateTime", "lastTimestamp", "firstTimestamp",
+                    "eventTime", "podIP", "podIPs", "ip", "containerID", "message", "startTime",
+                    "creationTimestamp", "deletionTimestamp", "renewTime", "acquireTime"))
+META_UNIQUE = UNIQUE | {"uid", "name", "resourceVersion", "selfLink"}
+MAX_STRING = 256
+_SCALARS = (int, float, bool, type(None))
+_pool = {}
+
+
+def _shared_list(values, pool):
+    """Like ``_shared_dict``, for a list (``("[",) + its elements' keys``)."""
+    key = ["["]
+    for i, value in enumerate(values):
+        kind = type(value)
+        if kind is str:
+            if len(value) > MAX_STRING:
+                key = None
+                continue
+            shared = pool.setdefault(value, value)
+            if shared is not value:
+                values[i] = shared
+            if key is not None:
+                key.append(shared)
+        elif kind is dict:
+            shared, sub = _shared_dict(value, pool, UNIQUE)
+            if shared is not value:
+                values[i] = shared
+            if key is not None:
+                key = None if sub is None else key + [sub]
+        elif kind is list:
+            shared, sub = _shared_list(value, pool)
+            if shared is not value:
+                values[i] = shared
+            if key is not None:
+                key = None if sub is None else key + [sub]
+        elif kind in _SCALARS:
+            if key is not None:   # True == 1 == 1.0 and 0.0 == -0.0, not in JSON
+                key.append((repr(value) if kind is float else value, kind))
+        else:
+            key = None
+    if key is None:
+        return values, None
+    key = tuple(key)
+    return pool.setdefault(key, values), key
+
+
+def _shared_dict(mapping, pool, unique):
+    """(the pool's object equal to ``mapping``, or ``mapping`` with its values shared; its
+    pool key, None when it is not shareable)."""
+    key = []
+    for name, value in mapping.items():
+        kind = type(value)
+        if kind is str:
+            if name in unique or len(value) > MAX_STRING:
+                key = None
+                continue
+            shared = pool.setdefault(value, value)
+            if shared is not value:
+                mapping[name] = shared
+            if key is not None:
+                key.append((name, shared))
+        elif kind is dict:
+            shared, sub = _shared_dict(value, pool, UNIQUE)
+            if shared is not value:
+                mapping[name] = shared
+            if key is not None:
+                key = None if sub is None else key + [(name, sub, 0, 0)]
+        elif kind is list:
+            shared, sub = _shared_list(value, pool)
+            if shared is not value:
+                mapping[name] = shared
+            if key is not None:
+                key = None if sub is None else key + [(name, sub, 0, 0, 0)]
+        elif kind in _SCALARS:
+            if key is not None:   # True == 1 == 1.0 and 0.0 == -0.0, not in JSON
+                key.append((name, repr(value) if kind is float else value, kind))
+        else:
+            key = None
+    if key is None:
+        return mapping, None
+    key = tuple(key)
+    return pool.setdefault(key, mapping), key
+
+
+def pooled(record):
+    """``record`` (a slim record, changed in place) sharing its repeated values."""
+    global _pool
+    if len(_pool) > POOL_SIZE:
+        _pool = {}
+    for name, value in record.items():
+        if type(value) is dict:
+            shared, _key = _shared_dict(value, _pool, META_UNIQUE if name == "metadata" else UNIQUE)
+            if shared is not value:
+                record[name] = shared
+        elif type(value) is list:
+            shared, _key = _shared_list(value, _pool)
+            if shared is not value:
+                record[name] = shared
+        elif type(value) is str and len(value) <= MAX_STRING:
+            record[name] = _pool.setdefault(value, value)
+    return record

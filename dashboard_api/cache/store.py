@@ -12,7 +12,9 @@ order without sorting.
 
 Staleness and re-lists (issue #19), as client-go's reflector: once a store has synced it keeps
 answering while its reflector re-lists (after a 410, a failed watch, an API server restart); the
-new LIST replaces the rows in one step when it completes. ``stale_since`` says since when the
+new LIST replaces the rows in one step when it completes. The re-list's rows of unchanged objects
+(same uid and resourceVersion) are the live rows themselves (``reusable``), so meanwhile the
+process holds one store plus what changed, not two. ``stale_since`` says since when the
 store is not known to be current (None while a watch is established and streaming);
 ``first_sync`` is set once the store has synced, or once it is known it will not
 (unavailable), for the requests that wait for it.
@@ -199,6 +201,30 @@ class Store:
         self._stamps = {}
         self._replaced = self.generation
         freeze_heap()
+
+    # --- re-list (issue #19): no second full copy -----------------------------------------
+
+    def reusable(self, obj):
+        """The live row of ``obj`` (a decoded object of a re-list's page) when it is the same
+        object (uid) at the same resourceVersion, else None: the re-list keeps that row rather
+        than a new copy, so while it runs the process holds the old store plus only the rows
+        that changed. Called in the LIST's worker: one dict lookup, and rows never change."""
+        rows = self.rows
+        if not rows:
+            return None
+        meta = obj.get("metadata")
+        if not meta:
+            return None
+        version = meta.get("resourceVersion")
+        if not version:
+            return None
+        row = rows.get((meta.get("namespace") or "", meta.get("name") or ""))
+        if row is None:
+            return None
+        old = row.obj.get("metadata") or {}
+        if old.get("resourceVersion") == version and old.get("uid") == meta.get("uid"):
+            return row
+        return None
 
     def apply(self, kind_of_event, row, resource_version):
         if kind_of_event == "DELETED":

@@ -1,0 +1,58 @@
+"""The C allocator under a process holding a large watch cache (issue #19), glibc only.
+
+Two settings, made once when the cache starts (``configure``):
+
+- a fixed mmap threshold (1 MiB): LIST pages (a few MB of bytes each) are then always mapped and
+  unmapped whole. By default glibc raises the threshold to the size of the last mapped block
+  freed, after which every page's buffer comes from the heap, between long-lived objects, and
+  the holes it leaves stay in the RSS;
+- at most two malloc arenas: the executor's threads make the rows, and by default each thread
+  gets an arena of its own whose free space no other thread reuses.
+
+``trim`` gives the free pages of the heap back to the system, after a full LIST (first sync
+or re-list) freed the previous store's objects; it runs in a worker (it walks the heap).
+Elsewhere than glibc both do nothing.
+"""
+
+import ctypes
+import ctypes.util
+import logging
+
+log = logging.getLogger("dashboard_api.cache")
+
+M_MMAP_THRESHOLD = -3
+M_ARENA_MAX = -8
+MMAP_THRESHOLD = 1 << 20
+ARENA_MAX = 2
+TRIM_ROWS = 5000   # a full LIST of at least this many objects is followed by a trim
+
+_libc = None
+
+
+def _glibc():
+    global _libc
+    if _libc is None:
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            libc.mallopt  # noqa: B018 (glibc has it; musl and others do not)
+            libc.malloc_trim
+            _libc = libc
+        except (OSError, AttributeError):
+            _libc = False
+    return _libc
+
+
+def configure():
+    libc = _glibc()
+    if not libc:
+        return False
+    ok = libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) and libc.mallopt(M_ARENA_MAX, ARENA_MAX)
+    if not ok:
+        log.info("the C allocator's settings were refused")
+    return bool(ok)
+
+
+def trim():
+    libc = _glibc()
+    if libc:
+        libc.malloc_trim(0)
