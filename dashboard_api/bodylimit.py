@@ -36,7 +36,7 @@ class BodyLimit(tornado.httputil.HTTPMessageDelegate):
         self.inner = inner
         self.conn = request_conn
         self.limit = limit
-        self.route_limits = route_limits  # (compiled path regex, limit) of routes with their own
+        self.route_limits = route_limits  # (method, path regex, limit) of routes with their own
         self.received = 0
         self.refused = False
         self.path = ""
@@ -44,8 +44,9 @@ class BodyLimit(tornado.httputil.HTTPMessageDelegate):
     def headers_received(self, start_line, headers):
         self.path = getattr(start_line, "path", "")
         path = self.path.split("?", 1)[0]
-        for pattern, limit in self.route_limits:
-            if limit < self.limit and pattern.match(path):
+        method = getattr(start_line, "method", "")
+        for route_method, pattern, limit in self.route_limits:
+            if limit < self.limit and route_method == method and pattern.match(path):
                 self.limit = limit
         declared = headers.get("Content-Length", "")
         if declared.strip().isdigit() and int(declared) > self.limit:

@@ -7,6 +7,9 @@ and the OpenAPI document, so the two cannot drift apart.
 import re
 
 API_PREFIX = "/api/v1/"
+# The body limit of routes that take a few fields (a permission check, a replica count, a name,
+# the settings): --max-body-size (4 MiB) is for deploy files and edited objects.
+COMMAND_BODY = 64 * 1024
 _PARAM = re.compile(r"\{(\w+)\}")
 
 
@@ -134,8 +137,7 @@ def merged(routes):
         route = Route(template, handler, "+".join(r.name for r in group),
                       csrf=poster.csrf, component=group[0].component, kwargs=kwargs,
                       summary="; ".join(r.summary for r in group if r.summary),
-                      auth=tuple(auth), audit=any(r.audit for r in group),
-                      max_body=max((r.max_body for r in group), key=lambda v: v or 1 << 62))
+                      auth=tuple(auth), audit=any(r.audit for r in group))
         route.operations = {method: r.name for method, r in seen.items()}
         out.append(route)
     return out

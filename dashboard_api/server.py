@@ -73,9 +73,10 @@ def make_app(ctx):
                       log_function=requestlog.outgoing,
                       websocket_max_message_size=max_body_size(ctx.options))
     app.ctx = ctx
-    app.route_limits = [(re.compile(r.regex()), r.max_body)
-                        for r in routes.merged(ctx.routes or served_routes(ctx.options.mode))
-                        if r.max_body]
+    # Per method: a path's list (GET) and its create (POST) may be one merged handler.
+    app.route_limits = [(method.upper(), re.compile(r.regex()), r.max_body)
+                        for r in (ctx.routes or served_routes(ctx.options.mode))
+                        if r.max_body for method in r.methods()]
     return app
 
 

@@ -12,7 +12,7 @@ from dashboard_api import appdeploy, bounded
 from dashboard_api.cluster.discovery import segment
 from dashboard_api.errors import ApiError, bad_request, from_apiserver
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.routes import COMMAND_BODY, Route
 
 
 def _object(handler):
@@ -134,8 +134,6 @@ class ProtocolsHandler(BaseHandler):
 
 
 _APP = "/api/v1/appdeployment"
-# The validators answer anyone: a few fields, never more than this.
-VALIDATOR_MAX_BODY = 64 * 1024
 ROUTES = [
     Route(_APP, AppDeploymentHandler, "appdeployment",
           summary="Deploys an application from the form: a deployment and an optional "
@@ -144,13 +142,13 @@ ROUTES = [
           summary="Creates the objects of YAML or JSON documents {name, namespace, content} "
                   "(201)"),
     Route(_APP + "/validate/name", ValidateNameHandler, "validate-name", csrf=False, audit=False,
-          max_body=VALIDATOR_MAX_BODY,
+          max_body=COMMAND_BODY,
           summary="Whether no deployment or service has the name yet {valid}"),
     Route(_APP + "/validate/imagereference", ValidateImageHandler, "validate-image",
-          csrf=False, auth=False, audit=False, max_body=VALIDATOR_MAX_BODY,
+          csrf=False, auth=False, audit=False, max_body=COMMAND_BODY,
           summary="Whether an image reference parses {valid, reason}"),
     Route(_APP + "/validate/protocol", ValidateProtocolHandler, "validate-protocol",
-          csrf=False, auth=False, audit=False, max_body=VALIDATOR_MAX_BODY,
+          csrf=False, auth=False, audit=False, max_body=COMMAND_BODY,
           summary="Whether a protocol suits the service type {valid}"),
     Route(_APP + "/protocols", ProtocolsHandler, "appdeployment-protocols", auth=False,
           summary="Protocols a service port may use {protocols}"),

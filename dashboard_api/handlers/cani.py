@@ -2,7 +2,7 @@
 
 from dashboard_api.errors import bad_request
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.routes import COMMAND_BODY, Route
 
 
 class CanIHandler(BaseHandler):
@@ -26,5 +26,6 @@ class CanIHandler(BaseHandler):
 
 ROUTES = [
     Route("/api/v1/can-i", CanIHandler, "can-i", audit=False,
+          max_body=COMMAND_BODY,
           summary="Checks a permission of the caller with a SelfSubjectAccessReview"),
 ]

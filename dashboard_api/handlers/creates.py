@@ -11,7 +11,7 @@ import binascii
 from dashboard_api import names
 from dashboard_api.errors import bad_request
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.routes import COMMAND_BODY, Route
 
 DOCKERCFG = "kubernetes.io/dockercfg"
 
@@ -57,7 +57,7 @@ class SecretCreateHandler(BaseHandler):
 
 
 ROUTES = [
-    Route("/api/v1/namespace", NamespaceCreateHandler, "namespace-create",
+    Route("/api/v1/namespace", NamespaceCreateHandler, "namespace-create", max_body=COMMAND_BODY,
           summary='Creates a namespace from {"name"} (201)'),
     Route("/api/v1/secret", SecretCreateHandler, "secret-create",
           summary="Creates an image-pull secret from {name, namespace, data: base64 of a "

@@ -10,7 +10,7 @@ upstream) and answers the counts of the updated Scale. It is a merge patch of
 from dashboard_api import params, targets
 from dashboard_api.errors import bad_request
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.routes import COMMAND_BODY, Route
 
 MAX_REPLICAS = 2 ** 31 - 1  # int32
 
@@ -48,8 +48,10 @@ class ScaleHandler(BaseHandler):
 
 ROUTES = [
     Route("/api/v1/scale/{kind}/{namespace}/{name}", ScaleHandler, "scale-namespaced",
+          max_body=COMMAND_BODY,
           summary="Replica counts {desiredReplicas, actualReplicas} (GET); PUT ?scaleBy=n sets "
                   "the desired count"),
     Route("/api/v1/scale/{kind}/{name}", ScaleHandler, "scale-cluster",
+          max_body=COMMAND_BODY,
           summary="Replica counts of a cluster-scoped custom object (GET, PUT ?scaleBy=n)"),
 ]

@@ -22,7 +22,7 @@ from dashboard_api import websettings
 from dashboard_api.auth.bearer import bearer_token
 from dashboard_api.errors import ApiError, bad_request, from_apiserver, not_found
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.routes import COMMAND_BODY, Route
 
 log = logging.getLogger("dashboard_api.settings")
 
@@ -212,20 +212,21 @@ _PINNED = "Pinned resources of the web UI (PUT adds one, 204)"
 
 ROUTES = [
     Route("/api/v1/settings/global", GlobalSettingsHandler, "settings-global", auth=("put",),
-          summary=_GLOBAL),
+          max_body=COMMAND_BODY, summary=_GLOBAL),
     Route("/settings", GlobalSettingsHandler, "settings", component="web", auth=("put",),
-          summary=_GLOBAL),
+          max_body=COMMAND_BODY, summary=_GLOBAL),
     Route("/settings/pinnedresources", PinnedResourcesHandler, "settings-pinned",
-          component="web", auth=("put",), summary=_PINNED),
+          component="web", auth=("put",), max_body=COMMAND_BODY, summary=_PINNED),
     Route("/settings/pinnedresources/{kind}/{name}", PinnedResourceHandler,
           "settings-unpin", component="web",
+          max_body=COMMAND_BODY,
           summary="Unpins a cluster-scoped resource (204; 404 when not pinned)"),
     Route("/settings/pinnedresources/{kind}/{namespace}/{name}", PinnedResourceHandler,
           "settings-unpin-namespaced", component="web",
-          summary="Unpins a namespaced resource (204; 404 when not pinned)"),
+          max_body=COMMAND_BODY, summary="Unpins a namespaced resource (204; 404 when not pinned)"),
     Route("/settings/cani", SettingsCanIHandler, "settings-cani", component="web", auth=False,
-          summary="Whether the caller may read the settings ConfigMap"),
+          max_body=COMMAND_BODY, summary="Whether the caller may read the settings ConfigMap"),
     Route("/settings/pinnedresources/cani", SettingsCanIHandler, "settings-pinned-cani",
           component="web", auth=False,
-          summary="Whether the caller may read the settings ConfigMap"),
+          max_body=COMMAND_BODY, summary="Whether the caller may read the settings ConfigMap"),
 ]

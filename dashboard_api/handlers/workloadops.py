@@ -14,7 +14,7 @@ from dashboard_api import kinds
 from dashboard_api.cluster.updates import update
 from dashboard_api.errors import ApiError, bad_request, not_found
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.routes import COMMAND_BODY, Route
 from dashboard_api.summaries.selectors import to_query
 
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
@@ -194,22 +194,30 @@ class ReplicasHandler(WorkloadHandler):
 _DEP = "/api/v1/deployment/{namespace}/{name}/"
 ROUTES = [
     Route(_DEP + "pause", PauseHandler, "deployment-pause",
+          max_body=COMMAND_BODY,
           summary="Pauses the rollout of a deployment; the updated deployment"),
     Route(_DEP + "resume", ResumeHandler, "deployment-resume",
+          max_body=COMMAND_BODY,
           summary="Resumes the rollout of a deployment; the updated deployment"),
     Route(_DEP + "restart", DeploymentRestartHandler, "deployment-restart",
+          max_body=COMMAND_BODY,
           summary="Restarts every pod of a deployment (restartedAt annotation); {revision}"),
     Route(_DEP + "rollback", RollbackHandler, "deployment-rollback",
+          max_body=COMMAND_BODY,
           summary='Rolls a deployment back to body {"revision": "<n>"}; {revision}'),
     Route("/api/v1/statefulset/{namespace}/{name}/restart", RestartHandler,
           "statefulset-restart", kwargs={"kind": "statefulset"},
+          max_body=COMMAND_BODY,
           summary="Restarts every pod of a stateful set; the updated stateful set"),
     Route("/api/v1/daemonset/{namespace}/{name}/restart", RestartHandler,
           "daemonset-restart", kwargs={"kind": "daemonset"},
+          max_body=COMMAND_BODY,
           summary="Restarts every pod of a daemon set; the updated daemon set"),
     Route("/api/v1/cronjob/{namespace}/{name}/trigger", TriggerHandler, "cronjob-trigger",
+          max_body=COMMAND_BODY,
           summary="Runs a cron job now: creates a Job from its template (200, empty)"),
     Route("/api/v1/replicationcontroller/{namespace}/{name}/update/pod", ReplicasHandler,
           "replicationcontroller-replicas",
+          max_body=COMMAND_BODY,
           summary='Sets a replication controller\'s replica count from {"replicas": n} (202)'),
 ]
