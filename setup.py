@@ -19,6 +19,8 @@ setup(
         "PyYAML>=6",
         # Issue 19: the bounded (LRU + TTL) per-caller authorization answers.
         "cachetools>=5",
+        # Issue 19: the sorted indexes of the watch cache, kept per event.
+        "sortedcontainers>=2",
     ],
     extras_require={
         "test": [

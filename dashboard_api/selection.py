@@ -14,6 +14,8 @@ a selection is kept: an older one is never asked for again.
 
 import cachetools
 
+from dashboard_api.cache.store import ScopeView
+
 from dashboard_api import dataselect
 from dashboard_api.singleflight import SingleFlight
 
@@ -33,6 +35,60 @@ def select(kind, rows, rel, query, status):
         else:
             list_status = kind.list_status([r.obj for r in rows], rel)
     return order, total, list_status
+
+
+# --- pages off the cache's sorted indexes (issue #19, item 4) --------------------------------
+
+def sort_spec(query, props):
+    """The query's sorts cut at the first unknown property (as dataselect.sort_rows)."""
+    spec = []
+    for prop, ascending in query.sorts:
+        if prop not in props:
+            break
+        spec.append((prop, ascending))
+    return tuple(spec)
+
+
+def indexable(kind, rows, query, status):
+    """Whether the page of ``rows`` can be read off a sorted index of its store: rows of the
+    cache (a ScopeView of the kind's own store), nothing to filter, namespaces in the store's
+    order, and a status block the store counts per event (or none asked)."""
+    if not isinstance(rows, ScopeView) or kind.keep is not None:
+        return False
+    store = rows.store
+    if store.kind is None or store.kind.name != kind.name:
+        return False
+    if kind.filterable and query.filters:
+        return False
+    names = rows.namespaces
+    if names and list(names) != sorted(set(names), key=lambda ns: ns + "/"):
+        return False
+    if status and kind.list_status and (kind.status_split is None
+                                        or store.status_tally(names) is None):
+        return False
+    return True
+
+
+def select_indexed(kind, view, rel, query, status):
+    """(the page's rows, totalItems, status or None) read off the store's sorted index for
+    the query's sorts: O(log n + page), the status from the store's counters plus the rows
+    whose bucket depends on ``rel``. The same answer as ``select`` and paginate."""
+    store, names = view.store, view.namespaces
+    index = store.sorted_index(sort_spec(query, kind.properties))
+    total = index.count(names)
+    if query.page == 0:
+        page = index.page(names, 0, None)
+    else:
+        start = query.items_per_page * (query.page - 1)
+        page = index.page(names, start, start + query.items_per_page) \
+            if query.items_per_page and start < total else []
+    list_status = None
+    if status and kind.list_status:
+        counts, pending = store.status_tally(names)
+        list_status = kind.list_status(None, rel, facts=pending)
+        for bucket, n in counts.items():
+            list_status[bucket] += n
+    return page, total, list_status
 
 
 class Views:

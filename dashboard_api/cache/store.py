@@ -20,10 +20,15 @@ store is not known to be current (None while a watch is established and streamin
 
 import asyncio
 import bisect
+import collections
 import gc
 import time
 
 from dashboard_api import dataselect
+from dashboard_api.cache.sorted import SortedIndex
+
+# Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped.
+SORTED_INDEXES = 8
 
 SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
 
@@ -134,6 +139,8 @@ class Store:
         self._scopes = {}           # (namespaces, objects?) -> Scoped, until the next change
         self._stamps = {}           # namespace -> generation of its last change
         self._replaced = 0          # generation of the last full LIST
+        self._sorted = collections.OrderedDict()   # sort spec -> SortedIndex (issue #19)
+        self._tally = None          # namespace -> list status counters, once asked for
 
     def __len__(self):
         return len(self.rows)
@@ -198,13 +205,16 @@ class Store:
         self._changed()
         self._stamps = {}
         self._replaced = self.generation
+        self._index_reset()
         freeze_heap()
 
     def apply(self, kind_of_event, row, resource_version):
+        old = self.rows.get((row.namespace, row.name))
         if kind_of_event == "DELETED":
             self._delete(row.namespace, row.name)
         else:
             self._put(row)
+        self._index_event(old, None if kind_of_event == "DELETED" else row)
         self.resource_version = resource_version
         self.events += 1
         self._changed()
@@ -268,6 +278,102 @@ class Store:
             self._scopes.clear()
         found = self._scopes[key] = Scoped(items, self, key[0], objects)
         return found
+
+    # --- sorted indexes and list status counters (issue #19, item 4) -----------------------
+
+    def _index_reset(self):
+        """A full LIST replaced the rows: indexes and counters are rebuilt when next asked."""
+        self._sorted.clear()
+        self._tally = None
+
+    def _index_event(self, old, new):
+        """One event: ``old`` (None: none) became ``new`` (None: deleted). O(log n)."""
+        if old is None and new is None:
+            return
+        for index in self._sorted.values():
+            index.change(old, new)
+        if self._tally is not None:
+            if old is not None:
+                self._count(old, -1)
+            if new is not None:
+                self._count(new, 1)
+
+    def sorted_index(self, spec):
+        """The SortedIndex of the rows for ``spec`` (built on first use, then kept per event;
+        at most SORTED_INDEXES per store)."""
+        spec = tuple(spec)
+        index = self._sorted.get(spec)
+        if index is not None:
+            self._sorted.move_to_end(spec)
+            return index
+        index = self._sorted[spec] = SortedIndex(spec, self.rows.values())
+        while len(self._sorted) > SORTED_INDEXES:
+            self._sorted.popitem(last=False)
+        return index
+
+    def _count(self, row, sign):
+        split = self.kind.status_split
+        tally = self._tally.get(row.namespace)
+        if tally is None:
+            tally = self._tally[row.namespace] = (collections.Counter(), {})
+        bucket = split(row.facts)
+        if bucket is None:
+            if sign > 0:
+                tally[1][row.name] = row.facts
+            else:
+                tally[1].pop(row.name, None)
+        elif bucket:
+            tally[0][bucket] += sign
+            if not tally[0][bucket]:
+                del tally[0][bucket]
+        if not tally[0] and not tally[1]:
+            del self._tally[row.namespace]
+
+    def status_tally(self, namespaces):
+        """(buckets counted from the rows' facts alone, the facts of the rows whose bucket
+        depends on ``rel``) over the namespaces (empty: all); None when the kind has no
+        ``status_split``. Counters are kept per event once first asked for."""
+        kind = self.kind
+        if kind is None or kind.status_split is None:
+            return None
+        if self._tally is None:
+            self._tally = {}
+            for row in self.rows.values():
+                if row.facts is None:
+                    self._tally = None
+                    return None
+                self._count(row, 1)
+        counts = collections.Counter()
+        pending = []
+        for ns in (set(namespaces) if namespaces else list(self._tally)):
+            tally = self._tally.get(ns)
+            if tally is not None:
+                counts.update(tally[0])
+                pending.extend(tally[1].values())
+        return counts, pending
+
+    def view(self, namespaces):
+        """The rows of the namespaces, unread: a ScopeView (listing reads a page of it off a
+        sorted index, or the whole scope)."""
+        return ScopeView(self, tuple(namespaces))
+
+
+class ScopeView:
+    """A store's rows in a scope, not yet read: ``store`` and ``namespaces`` for a page off a
+    sorted index, ``scoped()`` for every row in the API server's order (store.scope)."""
+
+    def __init__(self, store, namespaces):
+        self.store = store
+        self.namespaces = namespaces
+
+    def __len__(self):
+        if not self.namespaces:
+            return len(self.store.rows)
+        names = self.store.names
+        return sum(len(names.get(ns, ())) for ns in set(self.namespaces))
+
+    def scoped(self):
+        return self.store.scope(self.namespaces)
 
 
 def freeze_heap():

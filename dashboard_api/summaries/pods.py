@@ -67,6 +67,15 @@ def status_facts(pod):
             (pod.get("metadata") or {}).get("uid"))
 
 
+def status_split(facts):
+    """The list-status bucket of a pod from its facts alone, or None when it depends on its
+    Warning events (list_status then counts it); the watch cache keeps these counts per event."""
+    plain, warned, ready, _uid = facts
+    if warned != plain and not ready:
+        return None
+    return plain
+
+
 def key_item(pod):
     """The parts of a pod's list item that its sort and filter properties read (the watch
     cache computes keys from it: the whole item costs five times as much)."""
