@@ -35,7 +35,8 @@ from dashboard_api.cluster.discovery import Resource
 from dashboard_api.errors import ApiError, is_forbidden
 from dashboard_api.reads import ALL, Namespaces, scope_of, standard_needs
 from dashboard_api.cache.store import ScopeView
-from dashboard_api.selection import Views, indexable, select, select_indexed
+from dashboard_api.selection import (Views, filter_key, filtered_indexed, filtering, indexable,
+                                     select, select_indexed, sort_spec)
 from dashboard_api.singleflight import SingleFlight
 from dashboard_api.summaries.common import Related, resource_status
 
@@ -191,7 +192,13 @@ class Pipeline:
             return select(kind, rows, rel, query, status)
 
         if indexed:  # a page off the cache's sorted index: O(log n + page), no re-sort
-            page, total, list_status = select_indexed(kind, rows, rel, query, status)
+            matches = None
+            if filtering(kind, query):  # a walk of the index in the executor, remembered
+                index = rows.store.sorted_index(sort_spec(query, kind.properties))
+                matches = await self.views.get(filter_key(kind, rows, query), lambda: (
+                    fetch.cluster.executor.run(filtered_indexed, kind, index,
+                                               rows.namespaces, query)))
+            page, total, list_status = select_indexed(kind, rows, rel, query, status, matches)
         else:
             key = Views.key(kind, rows, rel, query, status)
             order, total, list_status = await (self.views.get(key, compute) if key
