@@ -113,6 +113,11 @@ class Lookup:
         self.index = index
         self.namespaces = namespaces
 
+    def __contains__(self, value):
+        """Whether the index has objects for ``value`` (in any namespace: a cheap test before
+        ``get``)."""
+        return value in self.index.buckets
+
     def get(self, value, default=()):
         rows = self.index.get(value)
         if self.namespaces is not None:

@@ -88,7 +88,7 @@ def list_status(raw, rel, facts=None):
     by_object = rel.events_by_object()
     for plain, warned, ready, uid in facts if facts is not None else map(status_facts, raw):
         bucket = plain
-        if warned != plain and not ready and any(
+        if warned != plain and not ready and uid in by_object and any(
                 event_type(ev) == "Warning" for ev in by_object.get(uid, ())):
             bucket = warned
         if bucket:
