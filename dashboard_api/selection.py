@@ -63,7 +63,7 @@ def indexable(kind, rows, query, status):
     names = rows.namespaces
     if names and list(names) != sorted(set(names), key=lambda ns: ns + "/"):
         return False
-    if status and kind.list_status and (kind.status_split is None
+    if status and kind.list_status and (kind.status_counted is None
                                         or store.status_tally(names) is None):
         return False
     return True
@@ -76,8 +76,8 @@ def filtering(kind, query):
 
 def select_indexed(kind, view, rel, query, status, matches=None):
     """(the page's rows, totalItems, status or None) read off the store's sorted index for
-    the query's sorts: O(log n + page), the status from the store's counters plus the rows
-    whose bucket depends on ``rel``. The same answer as ``select`` and paginate. A filtered
+    the query's sorts: O(log n + page), the status from the store's counters (the kind's
+    status_counted). The same answer as ``select`` and paginate. A filtered
     query passes its ``matches`` (filtered_indexed, in index order)."""
     store, names = view.store, view.namespaces
     if matches is not None:
@@ -95,9 +95,7 @@ def select_indexed(kind, view, rel, query, status, matches=None):
     list_status = None
     if status and kind.list_status:
         counts, pending = store.status_tally(names)
-        list_status = kind.list_status(None, rel, facts=pending)
-        for bucket, n in counts.items():
-            list_status[bucket] += n
+        list_status = kind.status_counted(counts, pending, rel)
     return page, total, list_status
 
 

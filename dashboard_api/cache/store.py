@@ -118,6 +118,10 @@ class Lookup:
         ``get``)."""
         return value in self.index.buckets
 
+    def uids(self):
+        """The values the index has objects for (in any namespace), as a set-like view."""
+        return self.index.buckets.keys()
+
     def get(self, value, default=()):
         rows = self.index.get(value)
         if self.namespaces is not None:
@@ -317,27 +321,27 @@ class Store:
         return index
 
     def _count(self, row, sign):
-        split = self.kind.status_split
         tally = self._tally.get(row.namespace)
         if tally is None:
             tally = self._tally[row.namespace] = (collections.Counter(), {})
-        bucket = split(row.facts)
-        if bucket is None:
-            if sign > 0:
-                tally[1][row.name] = row.facts
-            else:
-                tally[1].pop(row.name, None)
-        elif bucket:
+        bucket, related = self.kind.status_split(row.facts)
+        if bucket:
             tally[0][bucket] += sign
             if not tally[0][bucket]:
                 del tally[0][bucket]
+        if related is not None:
+            if sign > 0:
+                tally[1][related] = row.facts
+            else:
+                tally[1].pop(related, None)
         if not tally[0] and not tally[1]:
             del self._tally[row.namespace]
 
     def status_tally(self, namespaces):
-        """(buckets counted from the rows' facts alone, the facts of the rows whose bucket
-        depends on ``rel``) over the namespaces (empty: all); None when the kind has no
-        ``status_split``. Counters are kept per event once first asked for."""
+        """(buckets counted from the rows' facts alone, [{key: facts}] of the rows whose bucket
+        ``rel`` may change, one per namespace) over the namespaces (empty: all), for the kind's
+        ``status_counted``; None when the kind has no ``status_split``. Counters are kept per
+        event once first asked for."""
         kind = self.kind
         if kind is None or kind.status_split is None:
             return None
@@ -354,7 +358,8 @@ class Store:
             tally = self._tally.get(ns)
             if tally is not None:
                 counts.update(tally[0])
-                pending.extend(tally[1].values())
+                if tally[1]:
+                    pending.append(tally[1])
         return counts, pending
 
     def view(self, namespaces):
