@@ -193,8 +193,9 @@ class Pipeline:
 
         if indexed:  # a page off the cache's sorted index: O(log n + page), no re-sort
             matches = None
+            index = await rows.store.ensure_index(sort_spec(query, kind.properties),
+                                                  fetch.cluster.executor.run)
             if filtering(kind, query):  # a walk of the index in the executor, remembered
-                index = rows.store.sorted_index(sort_spec(query, kind.properties))
                 matches = await self.views.get(filter_key(kind, rows, query), lambda: (
                     fetch.cluster.executor.run(filtered_indexed, kind, index,
                                                rows.namespaces, query)))

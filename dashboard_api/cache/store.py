@@ -29,6 +29,8 @@ from dashboard_api.cache.sorted import SortedIndex
 
 # Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped.
 SORTED_INDEXES = 8
+# Stores of this many rows or more build a sorted index in the executor (ensure_index).
+OFF_LOOP_BUILD = 5000
 
 SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
 
@@ -150,6 +152,7 @@ class Store:
         self._replaced = 0          # generation of the last full LIST
         self._sorted = collections.OrderedDict()   # sort spec -> SortedIndex (issue #19)
         self._tally = None          # namespace -> list status counters, once asked for
+        self._building = {}         # sort spec -> (future, events meanwhile), being built
 
     def __len__(self):
         return len(self.rows)
@@ -301,6 +304,8 @@ class Store:
             return
         for index in self._sorted.values():
             index.change(old, new)
+        for _future, log in self._building.values():
+            log.append((old, new))
         if self._tally is not None:
             if old is not None:
                 self._count(old, -1)
@@ -319,6 +324,35 @@ class Store:
         while len(self._sorted) > SORTED_INDEXES:
             self._sorted.popitem(last=False)
         return index
+
+    async def ensure_index(self, spec, run):
+        """Makes sure the SortedIndex of ``spec`` exists; one of a large store is built by
+        ``run`` (the executor) from a copy of the rows, the events that arrive meanwhile
+        applied to it afterwards, so the event loop never sorts the whole store. Callers of
+        the same spec share one build."""
+        spec = tuple(spec)
+        if spec in self._sorted or len(self.rows) < OFF_LOOP_BUILD:
+            return self.sorted_index(spec)
+        building = self._building.get(spec)
+        if building is not None:
+            await asyncio.shield(building[0])
+            return self.sorted_index(spec)
+        future = asyncio.get_running_loop().create_future()
+        log = []
+        self._building[spec] = (future, log)
+        replaced = self._replaced
+        try:
+            index = await run(SortedIndex, spec, list(self.rows.values()))
+            if self._replaced == replaced and spec not in self._sorted:
+                for old, new in log:
+                    index.change(old, new)
+                self._sorted[spec] = index
+                while len(self._sorted) > SORTED_INDEXES:
+                    self._sorted.popitem(last=False)
+        finally:
+            del self._building[spec]
+            future.set_result(None)
+        return self.sorted_index(spec)
 
     def _count(self, row, sign):
         tally = self._tally.get(row.namespace)

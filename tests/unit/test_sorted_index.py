@@ -2,9 +2,12 @@
 after any sequence of events, a page read off an index (and its total and status block) is the
 page the full selection (dataselect's stable sort of the store's scope) gives."""
 
+import asyncio
+
 from hypothesis import given, settings, strategies as st
 
 from dashboard_api import dataselect, kinds
+from dashboard_api.cache import store as store_module
 from dashboard_api.cache.store import Store, row_of
 from dashboard_api.cache.sorted import SortedIndex
 from dashboard_api.dataselect import Query
@@ -137,3 +140,30 @@ def test_descending_strings_order_prefixes_as_a_reversed_sort():
                           for n in ["ab", "abc", "a", "", "b", "é", "Z"]])
     got = [r.name for r in store.sorted_index((("name", False),)).rows()]
     assert got == sorted(["ab", "abc", "a", "", "b", "é", "Z"], reverse=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_POD, max_size=25), st.lists(_EVENT, max_size=30), _SORTS)
+def test_an_index_built_in_the_executor_takes_the_events_of_meanwhile(initial, events, sorts):
+    kind, store = _store(initial)
+    spec = tuple((p, a) for p, a in sorts if p in kind.properties)
+    builds = []
+
+    async def run(fn, *args):   # the events arrive while the index is being built
+        builds.append(fn)
+        _apply(kind, store, events)
+        await asyncio.sleep(0)
+        return fn(*args)
+
+    async def scenario():
+        both = asyncio.gather(store.ensure_index(spec, run), store.ensure_index(spec, run))
+        return await both
+    limit, store_module.OFF_LOOP_BUILD = store_module.OFF_LOOP_BUILD, 0
+    try:
+        first, second = asyncio.run(scenario())
+    finally:
+        store_module.OFF_LOOP_BUILD = limit
+    assert first is second is store.sorted_index(spec) and len(builds) == 1
+    assert list(first.all) == dataselect.sort_rows(store.scope(()), spec, kind.properties)
+    assert {ns: list(s) for ns, s in first.by_namespace.items()} == {
+        ns: list(s) for ns, s in SortedIndex(spec, store.rows.values()).by_namespace.items()}
