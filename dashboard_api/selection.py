@@ -52,9 +52,9 @@ def sort_spec(query, props):
 
 def indexable(kind, rows, query, status):
     """Whether the page of ``rows`` can be read off a sorted index of its store: rows of the
-    cache (a ScopeView of the kind's own store), nothing to filter, namespaces in the store's
-    order, and a status block the store counts per event (or none asked). A filtered page
-    walks the index (filtered_indexed) rather than sorting its matches."""
+    cache (a ScopeView of the kind's own store, none dropped by ``keep``), namespaces in the
+    store's order, and a status block the store counts per event (or none asked). A filtered
+    page walks the index (filtered_indexed) rather than sorting its matches."""
     if not isinstance(rows, ScopeView) or kind.keep is not None:
         return False
     store = rows.store

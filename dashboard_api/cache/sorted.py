@@ -51,21 +51,31 @@ def _neg(value):
     return Desc(value) if isinstance(value, str) else -value
 
 
+_SLASHED = {}   # namespace -> namespace + "/", one string shared by every key
+
+
+def _slashed(namespace):
+    found = _SLASHED.get(namespace)
+    if found is None:
+        found = _SLASHED.setdefault(namespace, namespace + "/")
+    return found
+
+
 def key_function(spec):
     """The index key of a row for ``spec``: its sort values, then namespace + "/" and name."""
     if not spec:
-        return lambda row: (row.namespace + "/", row.name)
+        return lambda row: (_slashed(row.namespace), row.name)
     if len(spec) == 1:
         (prop, ascending), = spec
         if ascending:
-            return lambda row: (row.keys[prop][1], row.namespace + "/", row.name)
-        return lambda row: (_neg(row.keys[prop][1]), row.namespace + "/", row.name)
+            return lambda row: (row.keys[prop][1], _slashed(row.namespace), row.name)
+        return lambda row: (_neg(row.keys[prop][1]), _slashed(row.namespace), row.name)
     parts = tuple(spec)
 
     def key(row):
         keys = row.keys
         return tuple(keys[p][1] if a else _neg(keys[p][1]) for p, a in parts) + (
-            row.namespace + "/", row.name)
+            _slashed(row.namespace), row.name)
     return key
 
 
