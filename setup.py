@@ -21,6 +21,8 @@ setup(
         "cachetools>=5",
         # Issue 19: the watch cache decodes LIST pages and watch events with msgspec.
         "msgspec>=0.18",
+        # Issue 19: the sorted indexes of the watch cache, kept per event.
+        "sortedcontainers>=2",
     ],
     extras_require={
         "test": [

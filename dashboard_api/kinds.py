@@ -75,6 +75,7 @@ TABLE = [
     Spec("pod", plural="pods", list_key="pods", item=pods.item, projection=POD,
          indexes={"controller": joins.controller, "node": joins.node},
          list_needs=("events",), list_status=pods.list_status, status_facts=pods.status_facts,
+         status_split=pods.status_split, status_counted=pods.status_counted,
          key_item=pods.key_item, properties=pods.PROPERTIES, metrics=members.POD,
          detail=pods.detail, detail_needs=pods.detail_needs, embeds=pods.EMBEDS,
          sublists=(pods.CONTAINERS, _EVENTS, pods.CLAIMS),

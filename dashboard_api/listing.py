@@ -30,11 +30,12 @@ from dashboard_api import dataselect, kinds
 from dashboard_api.cache import slim
 from dashboard_api.cache.access import Access, Budget
 from dashboard_api.cache.passthrough import Lease
-from dashboard_api.cache.store import Row
+from dashboard_api.cache.store import Row, ScopeView
 from dashboard_api.cluster.discovery import Resource
 from dashboard_api.errors import ApiError, is_forbidden
 from dashboard_api.reads import ALL, Namespaces, scope_of, standard_needs
-from dashboard_api.selection import Views, select
+from dashboard_api.selection import (Views, filter_key, filtered_indexed, filtering, indexable,
+                                     select, select_indexed, sort_spec)
 from dashboard_api.singleflight import SingleFlight
 from dashboard_api.summaries.common import Related, resource_status
 
@@ -176,9 +177,12 @@ class Pipeline:
         """The list response of ``kind`` over ``rows`` (store.Row: an object and, from the
         cache, its precomputed keys)."""
         rel = rel if rel is not None else Related()
+        indexed = indexable(kind, rows, query, status)
+        if isinstance(rows, ScopeView) and not indexed:
+            rows = rows.scoped()
         if kind.keep is not None:
             rows = _kept(kind, rows)
-        if rows:  # nothing to summarise needs no related reads
+        if len(rows):  # nothing to summarise needs no related reads
             await fetch.gather(standard_needs(kind.list_needs, namespaces), rel)
 
         async def compute():
@@ -186,9 +190,20 @@ class Pipeline:
                 return await fetch.cluster.executor.run(select, kind, rows, rel, query, status)
             return select(kind, rows, rel, query, status)
 
-        key = Views.key(kind, rows, rel, query, status)
-        order, total, list_status = await (self.views.get(key, compute) if key else compute())
-        page = dataselect.paginate(order, query)
+        if indexed:  # a page off the cache's sorted index: O(log n + page), no re-sort
+            matches = None
+            index = await rows.store.ensure_index(sort_spec(query, kind.properties),
+                                                  fetch.cluster.executor.run)
+            if filtering(kind, query):  # a walk of the index in the executor, remembered
+                matches = await self.views.get(filter_key(kind, rows, query), lambda: (
+                    fetch.cluster.executor.run(filtered_indexed, kind, index,
+                                               rows.namespaces, query)))
+            page, total, list_status = select_indexed(kind, rows, rel, query, status, matches)
+        else:
+            key = Views.key(kind, rows, rel, query, status)
+            order, total, list_status = await (self.views.get(key, compute) if key
+                                               else compute())
+            page = dataselect.paginate(order, query)
         if len(page) >= OFF_LOOP_ITEMS:
             items = await fetch.cluster.executor.run(_items, kind, page, rel)
         else:

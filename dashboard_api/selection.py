@@ -12,9 +12,12 @@ Identical selections being computed are computed once (SingleFlight). Only the n
 a selection is kept: an older one is never asked for again.
 """
 
+import heapq
+
 import cachetools
 
 from dashboard_api import dataselect
+from dashboard_api.cache.store import ScopeView
 from dashboard_api.singleflight import SingleFlight
 
 
@@ -33,6 +36,89 @@ def select(kind, rows, rel, query, status):
         else:
             list_status = kind.list_status([r.obj for r in rows], rel)
     return order, total, list_status
+
+
+# --- pages off the cache's sorted indexes (issue #19, item 4) --------------------------------
+
+def sort_spec(query, props):
+    """The query's sorts cut at the first unknown property (as dataselect.sort_rows)."""
+    spec = []
+    for prop, ascending in query.sorts:
+        if prop not in props:
+            break
+        spec.append((prop, ascending))
+    return tuple(spec)
+
+
+def indexable(kind, rows, query, status):
+    """Whether the page of ``rows`` can be read off a sorted index of its store: rows of the
+    cache (a ScopeView of the kind's own store, none dropped by ``keep``), namespaces in the
+    store's order, and a status block the store counts per event (or none asked). A filtered
+    page walks the index (filtered_indexed) rather than sorting its matches."""
+    if not isinstance(rows, ScopeView) or kind.keep is not None:
+        return False
+    store = rows.store
+    if store.kind is None or store.kind.name != kind.name:
+        return False
+    names = rows.namespaces
+    if names and list(names) != sorted(set(names), key=lambda ns: ns + "/"):
+        return False
+    if status and kind.list_status and (kind.status_counted is None
+                                        or store.status_tally(names) is None):
+        return False
+    return True
+
+
+def filtering(kind, query):
+    """Whether the query filters the kind's rows."""
+    return bool(kind.filterable and query.filters)
+
+
+def select_indexed(kind, view, rel, query, status, matches=None):
+    """(the page's rows, totalItems, status or None) read off the store's sorted index for
+    the query's sorts: O(log n + page), the status from the store's counters (the kind's
+    status_counted). The same answer as ``select`` and paginate. A filtered
+    query passes its ``matches`` (filtered_indexed, in index order)."""
+    store, names = view.store, view.namespaces
+    if matches is not None:
+        total = len(matches)
+        page = dataselect.paginate(matches, query)
+    else:
+        index = store.sorted_index(sort_spec(query, kind.properties))
+        total = index.count(names)
+        if query.page == 0:
+            page = index.page(names, 0, None)
+        else:
+            start = query.items_per_page * (query.page - 1)
+            page = index.page(names, start, start + query.items_per_page) \
+                if query.items_per_page and start < total else []
+    list_status = None
+    if status and kind.list_status:
+        counts, pending = store.status_tally(names)
+        list_status = kind.status_counted(counts, pending, rel)
+    return page, total, list_status
+
+
+def filter_key(kind, view, query):
+    """The Views key of a filtered selection off an index: it depends on the store's version
+    in the scope only (filters read the rows' own keys)."""
+    store, names = view.store, view.namespaces
+    return ((kind.name, "indexed", id(store), names, query.filters,
+             sort_spec(query, kind.properties)), (store.version(names),))
+
+
+def filtered_indexed(kind, index, names, query):
+    """The rows of the namespaces (empty: all) that pass the query's filters, in the index's
+    order: a walk of the index, no sort. Runs in the executor: each part of the index is
+    copied with one ``list(...)`` call (no Python code runs meanwhile, so the event loop
+    cannot change it half-way), then filtered."""
+    props = kind.properties
+    if not names:
+        rows = list(index.all)
+    else:
+        parts = [list(index.by_namespace.get(ns, ())) for ns in dict.fromkeys(names)]
+        rows = parts[0] if len(parts) == 1 else list(heapq.merge(*parts, key=index.key))
+    return dataselect.filter_rows(rows, query.filters, props)
 
 
 class Views:

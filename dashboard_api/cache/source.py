@@ -74,7 +74,7 @@ class CacheSource:
         store, names = await self._authorized_store(fetch, resource, namespaces)
         if store is None:
             return await self.fallback.rows(fetch, kind, resource, namespaces)
-        return store.scope(names)
+        return store.view(names)
 
     async def get(self, fetch, resource, namespace, name):
         return await self.fallback.get(fetch, resource, namespace, name)

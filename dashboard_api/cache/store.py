@@ -22,10 +22,18 @@ store is not known to be current (None while a watch is established and streamin
 
 import asyncio
 import bisect
+import collections
 import gc
 import time
 
 from dashboard_api import dataselect
+from dashboard_api.cache.sorted import SortedIndex
+
+# Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped:
+# about 30 MiB each at 150,000 pods (the index and its per-namespace parts).
+SORTED_INDEXES = 4
+# Stores of this many rows or more build a sorted index in the executor (ensure_index).
+OFF_LOOP_BUILD = 5000
 
 SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
 
@@ -110,6 +118,15 @@ class Lookup:
         self.index = index
         self.namespaces = namespaces
 
+    def __contains__(self, value):
+        """Whether the index has objects for ``value`` (in any namespace: a cheap test before
+        ``get``)."""
+        return value in self.index.buckets
+
+    def uids(self):
+        """The values the index has objects for (in any namespace), as a set-like view."""
+        return self.index.buckets.keys()
+
     def get(self, value, default=()):
         rows = self.index.get(value)
         if self.namespaces is not None:
@@ -136,6 +153,9 @@ class Store:
         self._scopes = {}           # (namespaces, objects?) -> Scoped, until the next change
         self._stamps = {}           # namespace -> generation of its last change
         self._replaced = 0          # generation of the last full LIST
+        self._sorted = collections.OrderedDict()   # sort spec -> SortedIndex (issue #19)
+        self._tally = None          # namespace -> list status counters, once asked for
+        self._building = {}         # sort spec -> (future, events meanwhile), being built
 
     def __len__(self):
         return len(self.rows)
@@ -200,6 +220,7 @@ class Store:
         self._changed()
         self._stamps = {}
         self._replaced = self.generation
+        self._index_reset()
         freeze_heap()
 
     # --- re-list (issue #19): no second full copy -----------------------------------------
@@ -227,10 +248,12 @@ class Store:
         return None
 
     def apply(self, kind_of_event, row, resource_version):
+        old = self.rows.get((row.namespace, row.name))
         if kind_of_event == "DELETED":
             self._delete(row.namespace, row.name)
         else:
             self._put(row)
+        self._index_event(old, None if kind_of_event == "DELETED" else row)
         self.resource_version = resource_version
         self.events += 1
         self._changed()
@@ -294,6 +317,134 @@ class Store:
             self._scopes.clear()
         found = self._scopes[key] = Scoped(items, self, key[0], objects)
         return found
+
+    # --- sorted indexes and list status counters (issue #19, item 4) -----------------------
+
+    def _index_reset(self):
+        """A full LIST replaced the rows: indexes and counters are rebuilt when next asked."""
+        self._sorted.clear()
+        self._tally = None
+
+    def _index_event(self, old, new):
+        """One event: ``old`` (None: none) became ``new`` (None: deleted). O(log n)."""
+        if old is None and new is None:
+            return
+        for index in self._sorted.values():
+            index.change(old, new)
+        for _future, log in self._building.values():
+            log.append((old, new))
+        if self._tally is not None:
+            if old is not None:
+                self._count(old, -1)
+            if new is not None:
+                self._count(new, 1)
+
+    def sorted_index(self, spec):
+        """The SortedIndex of the rows for ``spec`` (built on first use, then kept per event;
+        at most SORTED_INDEXES per store)."""
+        spec = tuple(spec)
+        index = self._sorted.get(spec)
+        if index is not None:
+            self._sorted.move_to_end(spec)
+            return index
+        index = self._sorted[spec] = SortedIndex(spec, self.rows.values())
+        while len(self._sorted) > SORTED_INDEXES:
+            self._sorted.popitem(last=False)
+        return index
+
+    async def ensure_index(self, spec, run):
+        """Makes sure the SortedIndex of ``spec`` exists; one of a large store is built by
+        ``run`` (the executor) from a copy of the rows, the events that arrive meanwhile
+        applied to it afterwards, so the event loop never sorts the whole store. Callers of
+        the same spec share one build."""
+        spec = tuple(spec)
+        if spec in self._sorted or len(self.rows) < OFF_LOOP_BUILD:
+            return self.sorted_index(spec)
+        building = self._building.get(spec)
+        if building is not None:
+            await asyncio.shield(building[0])
+            return self.sorted_index(spec)
+        future = asyncio.get_running_loop().create_future()
+        log = []
+        self._building[spec] = (future, log)
+        replaced = self._replaced
+        try:
+            index = await run(SortedIndex, spec, list(self.rows.values()))
+            if self._replaced == replaced and spec not in self._sorted:
+                for old, new in log:
+                    index.change(old, new)
+                self._sorted[spec] = index
+                while len(self._sorted) > SORTED_INDEXES:
+                    self._sorted.popitem(last=False)
+        finally:
+            del self._building[spec]
+            future.set_result(None)
+        return self.sorted_index(spec)
+
+    def _count(self, row, sign):
+        tally = self._tally.get(row.namespace)
+        if tally is None:
+            tally = self._tally[row.namespace] = (collections.Counter(), {})
+        bucket, related = self.kind.status_split(row.facts)
+        if bucket:
+            tally[0][bucket] += sign
+            if not tally[0][bucket]:
+                del tally[0][bucket]
+        if related is not None:
+            if sign > 0:
+                tally[1][related] = row.facts
+            else:
+                tally[1].pop(related, None)
+        if not tally[0] and not tally[1]:
+            del self._tally[row.namespace]
+
+    def status_tally(self, namespaces):
+        """(buckets counted from the rows' facts alone, [{key: facts}] of the rows whose bucket
+        ``rel`` may change, one per namespace) over the namespaces (empty: all), for the kind's
+        ``status_counted``; None when the kind has no ``status_split``. Counters are kept per
+        event once first asked for."""
+        kind = self.kind
+        if kind is None or kind.status_split is None:
+            return None
+        if self._tally is None:
+            self._tally = {}
+            for row in self.rows.values():
+                if row.facts is None:
+                    self._tally = None
+                    return None
+                self._count(row, 1)
+        counts = collections.Counter()
+        pending = []
+        for ns in (set(namespaces) if namespaces else list(self._tally)):
+            tally = self._tally.get(ns)
+            if tally is not None:
+                counts.update(tally[0])
+                if tally[1]:
+                    pending.append(tally[1])
+        return counts, pending
+
+    def view(self, namespaces):
+        """The rows of the namespaces, unread: a ScopeView (listing reads a page of it off a
+        sorted index, or the whole scope)."""
+        return ScopeView(self, tuple(namespaces))
+
+
+class ScopeView:
+    """A store's rows in a scope, not yet read: ``store`` and ``namespaces`` for a page off a
+    sorted index, ``scoped()`` for every row in the API server's order (store.scope)."""
+
+    def __init__(self, store, namespaces):
+        self.store = store
+        self.namespaces = namespaces
+
+    def __len__(self):
+        if not self.namespaces:
+            return len(self.store.rows)
+        names = self.store.names
+        return sum(len(names.get(ns, ())) for ns in set(self.namespaces))
+
+    def scoped(self):
+        return self.store.scope(self.namespaces)
 
 
 def freeze_heap():

@@ -129,13 +129,27 @@ class BaseHandler(tornado.web.RequestHandler):
     # --- output ---------------------------------------------------------------------------
 
     def write_json(self, obj, status=200):
+        self._json_headers(status)
+        self.finish(encode_json(obj))
+
+    async def write_list(self, out, status=200):
+        """write_json for a list response: one of LARGE_LIST_ITEMS items or more (e.g.
+        ``itemsPerPage`` of everything) is encoded in the executor, not on the event loop."""
+        items = out.get("items") if isinstance(out, dict) else None
+        if len(items or ()) < LARGE_LIST_ITEMS:
+            self.write_json(out, status)
+            return
+        body = await self.ctx.cluster.executor.run(encode_json, out)
+        self._json_headers(status)
+        self.finish(body)
+
+    def _json_headers(self, status):
         self.set_status(status)
         self.set_header("Content-Type", JSON)
         ages = [f.cache_age for f in self._fetches if hasattr(f, "cache_age")]
         if ages:  # answered from the watch cache: how stale its oldest store read was
             # tenths, rounded up: "0.0" only when every store read was current
             self.set_header("X-Dashboard-Cache-Age", "%.1f" % (math.ceil(max(ages) * 10) / 10))
-        self.finish(ujson.dumps(obj, ensure_ascii=False, escape_forward_slashes=False))
 
     def write_error(self, status_code, **kwargs):
         error = None
@@ -194,3 +208,11 @@ class NotFoundHandler(BaseHandler):
 
     def prepare(self):
         raise ApiError(404, "the requested path %s was not found" % self.request.path)
+
+
+# List responses of this many items or more are encoded in the executor (issue #19).
+LARGE_LIST_ITEMS = 500
+
+
+def encode_json(obj):
+    return ujson.dumps(obj, ensure_ascii=False, escape_forward_slashes=False)

@@ -33,8 +33,8 @@ class ResourceHandler(BaseHandler):
 class ListHandler(ResourceHandler):
     async def get(self, namespace=None):
         fetch, query = self.start()
-        self.write_json(await self.ctx.pipeline.list_kind(fetch, self.kind, Namespaces.parse(namespace),
-                                                query))
+        await self.write_list(await self.ctx.pipeline.list_kind(
+            fetch, self.kind, Namespaces.parse(namespace), query))
 
 
 class DetailHandler(ResourceHandler):
@@ -47,8 +47,8 @@ class SublistHandler(ResourceHandler):
     async def get(self, name, namespace=None):
         fetch, query = self.start()
         parent = await fetch.get(self.kind, namespace, name)
-        self.write_json(await self.ctx.pipeline.sublist(fetch, parent, self.kind.sublist(self.suffix),
-                                              query, self.arg))
+        await self.write_list(await self.ctx.pipeline.sublist(
+            fetch, parent, self.kind.sublist(self.suffix), query, self.arg))
 
 
 class AutoscalersHandler(ResourceHandler):

@@ -45,6 +45,10 @@ Fields (keyword arguments; only ``name``, ``plural`` and ``item`` are required):
                   fetched in the list's namespaces; a forbidden one becomes an ``errors`` entry
     list_status   pure ``(raw, rel) -> ResourceStatus`` or None (no ``status`` block)
     status_facts  pure ``(obj) -> facts`` or None: what list_status needs of an object alone
+    status_split  pure ``(facts) -> (bucket, key or None)``: the object's bucket from its facts
+                  alone, and a key when ``rel`` may change it; with ``status_counted``, pure
+                  ``(counts, [{key: facts}], rel) -> ResourceStatus``, the watch cache keeps
+                  list status counters per event (issue #19)
                   (computed once per change in the cache; passed as ``facts=``)
     key_item      pure ``(obj) -> partial item`` holding what ``properties`` read (default: the
                   item without related data); the cache computes sort/filter keys from it
@@ -90,7 +94,8 @@ class Spec:
                  list_needs=(), list_status=None, status_facts=None, key_item=None,
                  properties=dataselect.COMMON, filterable=True, keep=None, page_needs=None,
                  finish=None, one_by_one=False, metrics=None, detail=None, detail_needs=None, embeds=(),
-                 sublists=(), item_fields=None, detail_fields=None):
+                 sublists=(), item_fields=None, detail_fields=None, status_split=None,
+                 status_counted=None):
         self.name = name
         self.group = group
         self.plural = plural
@@ -105,6 +110,8 @@ class Spec:
         self.list_needs = tuple(list_needs)
         self.list_status = list_status
         self.status_facts = status_facts
+        self.status_split = status_split       # see the docstring: counters per event
+        self.status_counted = status_counted if status_split is not None else None
         self.key_item = key_item or (lambda obj: item(obj, _EMPTY))
         self.properties = properties
         self.filterable = filterable

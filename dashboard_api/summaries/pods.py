@@ -67,6 +67,35 @@ def status_facts(pod):
             (pod.get("metadata") or {}).get("uid"))
 
 
+def status_split(facts):
+    """(the pod's list-status bucket from its facts alone, its UID when a Warning event would
+    make it ``failed`` instead, else None): the watch cache counts buckets per event and keeps
+    the facts of the pods that events could move (status_counted)."""
+    plain, warned, ready, uid = facts
+    return plain, (uid if warned != plain and not ready else None)
+
+
+def status_counted(counts, pending, rel):
+    """list_status from the watch cache's counters: ``counts`` the buckets of every pod from
+    its facts alone, ``pending`` dicts {uid: facts} of the pods a Warning event would move.
+    Only the pods that have events are looked at: the same answer as list_status over every
+    pod's facts, in O(min(pods pending, objects with events))."""
+    out = resource_status()
+    for bucket, n in counts.items():
+        out[bucket] += n
+    by_object = rel.events_by_object()
+    uids = by_object.uids() if hasattr(by_object, "uids") else by_object.keys()
+    for part in pending:
+        for uid in part.keys() & uids:
+            plain, warned, _ready, _uid = part[uid]
+            if any(event_type(ev) == "Warning" for ev in by_object.get(uid, ())):
+                if plain:
+                    out[plain] -= 1
+                if warned:
+                    out[warned] += 1
+    return out
+
+
 def key_item(pod):
     """The parts of a pod's list item that its sort and filter properties read (the watch
     cache computes keys from it: the whole item costs five times as much)."""
@@ -79,7 +108,7 @@ def list_status(raw, rel, facts=None):
     by_object = rel.events_by_object()
     for plain, warned, ready, uid in facts if facts is not None else map(status_facts, raw):
         bucket = plain
-        if warned != plain and not ready and any(
+        if warned != plain and not ready and uid in by_object and any(
                 event_type(ev) == "Warning" for ev in by_object.get(uid, ())):
             bucket = warned
         if bucket:

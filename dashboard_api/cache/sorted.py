@@ -1,0 +1,133 @@
+"""Sorted indexes of a store's rows, kept per event (issue #19, item 4).
+
+A ``SortedIndex`` holds a store's rows in the order of one sort spec (``((property, ascending),
+...)``, already cut at the first unknown property as dataselect.sort_rows does), ties broken by
+``(namespace + "/", name)``: the API server's list order, so a page read off the index is the
+page dataselect's stable sort of the store's scope gives. Descending keys compare reversed
+(integers negated, strings wrapped) while the tie part stays ascending, as a stable sort with
+``reverse=True`` keeps equal rows in their original order.
+
+Each event is one removal and one insertion, O(log n); a page is an ``islice``, O(log n + page).
+Each namespace also has its own sub-index, for pages of namespace-scoped lists. Only the event
+loop changes an index; readers run on the event loop too.
+"""
+
+import heapq
+import itertools
+
+from sortedcontainers import SortedKeyList
+
+
+class Desc:
+    """A string sort value compared in reverse (descending)."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, other):
+        return other.v < self.v
+
+    def __gt__(self, other):
+        return self.v < other.v
+
+    def __le__(self, other):
+        return other.v <= self.v
+
+    def __ge__(self, other):
+        return self.v <= other.v
+
+    def __eq__(self, other):
+        return self.v == other.v
+
+    def __ne__(self, other):
+        return self.v != other.v
+
+    __hash__ = None
+
+
+def _neg(value):
+    return Desc(value) if isinstance(value, str) else -value
+
+
+_SLASHED = {}   # namespace -> namespace + "/", one string shared by every key
+
+
+def _slashed(namespace):
+    found = _SLASHED.get(namespace)
+    if found is None:
+        found = _SLASHED.setdefault(namespace, namespace + "/")
+    return found
+
+
+def key_function(spec):
+    """The index key of a row for ``spec``: its sort values, then namespace + "/" and name."""
+    if not spec:
+        return lambda row: (_slashed(row.namespace), row.name)
+    if len(spec) == 1:
+        (prop, ascending), = spec
+        if ascending:
+            return lambda row: (row.keys[prop][1], _slashed(row.namespace), row.name)
+        return lambda row: (_neg(row.keys[prop][1]), _slashed(row.namespace), row.name)
+    parts = tuple(spec)
+
+    def key(row):
+        keys = row.keys
+        return tuple(keys[p][1] if a else _neg(keys[p][1]) for p, a in parts) + (
+            _slashed(row.namespace), row.name)
+    return key
+
+
+class SortedIndex:
+    def __init__(self, spec, rows):
+        self.spec = tuple(spec)
+        self.key = key_function(self.spec)
+        rows = list(rows)
+        self.all = SortedKeyList(rows, key=self.key)
+        groups = {}
+        for row in self.all:  # already in order: each sub-index is built from sorted input
+            groups.setdefault(row.namespace, []).append(row)
+        self.by_namespace = {ns: SortedKeyList(group, key=self.key)
+                             for ns, group in groups.items()}
+
+    def __len__(self):
+        return len(self.all)
+
+    def change(self, old, new):
+        """One event: ``old`` (None: an addition) becomes ``new`` (None: a deletion)."""
+        if old is not None:
+            self.all.remove(old)
+            sub = self.by_namespace.get(old.namespace)
+            if sub is not None:
+                sub.remove(old)
+                if not sub:
+                    del self.by_namespace[old.namespace]
+        if new is not None:
+            self.all.add(new)
+            sub = self.by_namespace.get(new.namespace)
+            if sub is None:
+                sub = self.by_namespace[new.namespace] = SortedKeyList(key=self.key)
+            sub.add(new)
+
+    def count(self, namespaces):
+        if not namespaces:
+            return len(self.all)
+        return sum(len(self.by_namespace.get(ns, ())) for ns in set(namespaces))
+
+    def page(self, namespaces, start, stop):
+        """The rows ``start:stop`` (stop None: to the end) of the namespaces (empty: all), in
+        index order; ``namespaces`` must be in the store's namespace order."""
+        if not namespaces:
+            return list(self.all.islice(start, stop))
+        subs = [self.by_namespace[ns] for ns in dict.fromkeys(namespaces)
+                if ns in self.by_namespace]
+        if not subs:
+            return []
+        if len(subs) == 1:
+            return list(subs[0].islice(start, stop))
+        merged = heapq.merge(*subs, key=self.key)
+        return list(itertools.islice(merged, start, stop))
+
+    def rows(self, namespaces=()):
+        return self.page(namespaces, 0, None)

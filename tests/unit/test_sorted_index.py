@@ -1,0 +1,169 @@
+"""The cache's sorted indexes and list status counters (issue #19, item 4), kept per event:
+after any sequence of events, a page read off an index (and its total and status block) is the
+page the full selection (dataselect's stable sort of the store's scope) gives."""
+
+import asyncio
+
+from hypothesis import given, settings, strategies as st
+
+from dashboard_api import dataselect, kinds
+from dashboard_api.cache import store as store_module
+from dashboard_api.cache.store import Store, row_of
+from dashboard_api.cache.sorted import SortedIndex
+from dashboard_api.dataselect import Query
+from dashboard_api.selection import (filtered_indexed, filtering, indexable, select,
+                                     select_indexed, sort_spec)
+from dashboard_api.summaries.common import Related
+
+_NAMESPACES = ["a", "a-b", "a.c", "b", "default"]
+_NAMES = ["web", "db", "api-1", "api-10", "x", "Z", "é"]
+_TIMES = ["2024-01-01T00:00:00Z", "2024-01-01T00:00:00.5Z", "2023-05-01T10:00:00Z", None]
+_PHASES = ["Running", "Pending", "Succeeded", "Failed", None]
+_CONDITIONS = [[], [{"type": "Ready", "status": "False"}],
+               [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "True"}]]
+
+
+def _pod(ns, name, created, phase, conditions, deleting):
+    meta = {"namespace": ns, "name": name, "uid": ns + "/" + name}
+    if created:
+        meta["creationTimestamp"] = created
+    if deleting:
+        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    status = {"conditions": conditions}
+    if phase:
+        status["phase"] = phase
+    return {"metadata": meta, "spec": {}, "status": status}
+
+_POD = st.builds(_pod, st.sampled_from(_NAMESPACES), st.sampled_from(_NAMES),
+                 st.sampled_from(_TIMES), st.sampled_from(_PHASES),
+                 st.sampled_from(_CONDITIONS), st.booleans())
+_EVENT = st.tuples(st.sampled_from(["ADDED", "MODIFIED", "DELETED"]), _POD)
+_SORTS = st.lists(st.tuples(st.sampled_from(["name", "namespace", "creationTimestamp", "status",
+                                             "nope"]), st.booleans()), max_size=3)
+_FILTERS = st.lists(st.tuples(st.sampled_from(["name", "namespace", "status", "nope"]),
+                              st.sampled_from(["", "a", "1", "web", "Run"])), max_size=2)
+_SCOPE = st.lists(st.sampled_from(_NAMESPACES), max_size=3, unique=True).map(
+    lambda names: tuple(sorted(names, key=lambda ns: ns + "/")))
+
+
+def _store(initial):
+    kind = kinds.get("pod")
+    store = Store(kind)
+    store.replace([row_of(kind, p) for p in initial], "1")
+    return kind, store
+
+
+def _apply(kind, store, events):
+    for n, (what, pod) in enumerate(events):
+        store.apply(what, row_of(kind, pod), str(n + 2))
+
+
+def _rel(warned):
+    rel = Related()
+    rel["events"] = [{"metadata": {"name": "e%d" % i}, "involvedObject": {"uid": uid},
+                      "type": "Warning", "reason": "BackOff"} for i, uid in enumerate(warned)]
+    return rel
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_POD, max_size=20), st.lists(_EVENT, max_size=30), st.lists(_SORTS, max_size=3),
+       _SCOPE, st.integers(0, 4), st.integers(0, 4),
+       st.lists(st.sampled_from(["%s/%s" % (ns, n) for ns in _NAMESPACES for n in _NAMES]),
+                max_size=6), _FILTERS)
+def test_pages_off_incremental_indexes_equal_a_full_selection(initial, events, specs, scope,
+                                                              per_page, page, warned, filters):
+    kind, store = _store(initial)
+    queries = [Query((), sorts, per_page, page) for sorts in specs + [[]]]
+    queries += [Query(filters, sorts, per_page, page) for sorts in (specs or [[]])[:1]]
+    rel = _rel(warned)
+    # half the indexes exist before the events (kept per event), the rest are built after
+    for query in queries[::2]:
+        select_indexed(kind, store.view(scope), rel, query, True)
+    _apply(kind, store, events)
+    for query in queries:
+        view = store.view(scope)
+        assert indexable(kind, view, query, True)
+        matches = None
+        if filtering(kind, query):
+            index = store.sorted_index(sort_spec(query, kind.properties))
+            matches = filtered_indexed(kind, index, scope, query)
+        got_page, got_total, got_status = select_indexed(kind, view, rel, query, True, matches)
+        order, total, status = select(kind, store.scope(scope), rel, query, True)
+        expected = dataselect.paginate(order, query)
+        assert [(r.namespace, r.name) for r in got_page] == [
+            (r.namespace, r.name) for r in expected]
+        assert all(a is b for a, b in zip(got_page, expected))
+        assert got_total == total
+        assert matches is not None or total == len(view)
+        assert got_status == status
+        assert list(got_status) == list(status)   # the same keys in the same order
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_POD, max_size=25), st.lists(_EVENT, max_size=40), _SORTS)
+def test_an_index_kept_per_event_equals_one_built_from_scratch(initial, events, sorts):
+    kind, store = _store(initial)
+    spec = tuple((p, a) for p, a in sorts if p in kind.properties)
+    index = store.sorted_index(spec)
+    _apply(kind, store, events)
+    assert store.sorted_index(spec) is index
+    fresh = SortedIndex(spec, store.rows.values())
+    assert list(index.all) == list(fresh.all)
+    assert {ns: list(s) for ns, s in index.by_namespace.items()} == {
+        ns: list(s) for ns, s in fresh.by_namespace.items()}
+    assert list(index.all) == dataselect.sort_rows(store.scope(()), spec, kind.properties)
+
+
+def test_indexes_are_bounded_and_dropped_by_a_relist():
+    kind, store = _store([_pod("a", "p%d" % i, None, "Running", [], False) for i in range(5)])
+    for i in range(12):
+        store.sorted_index((("name", i % 2 == 0),) * (1 + i // 2))
+    assert len(store._sorted) == store_module.SORTED_INDEXES == 4
+    store.replace([row_of(kind, _pod("a", "q", None, "Pending", [], False))], "9")
+    assert not store._sorted and store._tally is None
+    assert [r.name for r in store.sorted_index(()).rows()] == ["q"]
+    counts, pending = store.status_tally(())
+    assert counts == {"pending": 1} and list(pending[0]) == ["a/q"]   # events may move it
+
+
+def test_what_an_index_cannot_answer_goes_the_full_way():
+    kind, store = _store([_pod(ns, "p", None, "Running", [], False) for ns in ("a", "b")])
+    view = store.view(("b", "a"))   # the API server's order of these is b's then a's
+    assert not indexable(kind, view, Query(), True)
+    assert indexable(kind, store.view(()), Query((), (("name", False),)), True)
+    assert not indexable(kinds.get("deployment"), store.view(()), Query(), True)
+    assert not indexable(kind, store.scope(()), Query(), True)
+
+
+def test_descending_strings_order_prefixes_as_a_reversed_sort():
+    kind, store = _store([_pod("a", n, None, None, [], False)
+                          for n in ["ab", "abc", "a", "", "b", "é", "Z"]])
+    got = [r.name for r in store.sorted_index((("name", False),)).rows()]
+    assert got == sorted(["ab", "abc", "a", "", "b", "é", "Z"], reverse=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_POD, max_size=25), st.lists(_EVENT, max_size=30), _SORTS)
+def test_an_index_built_in_the_executor_takes_the_events_of_meanwhile(initial, events, sorts):
+    kind, store = _store(initial)
+    spec = tuple((p, a) for p, a in sorts if p in kind.properties)
+    builds = []
+
+    async def run(fn, *args):   # the events arrive while the index is being built
+        builds.append(fn)
+        _apply(kind, store, events)
+        await asyncio.sleep(0)
+        return fn(*args)
+
+    async def scenario():
+        both = asyncio.gather(store.ensure_index(spec, run), store.ensure_index(spec, run))
+        return await both
+    limit, store_module.OFF_LOOP_BUILD = store_module.OFF_LOOP_BUILD, 0
+    try:
+        first, second = asyncio.run(scenario())
+    finally:
+        store_module.OFF_LOOP_BUILD = limit
+    assert first is second is store.sorted_index(spec) and len(builds) == 1
+    assert list(first.all) == dataselect.sort_rows(store.scope(()), spec, kind.properties)
+    assert {ns: list(s) for ns, s in first.by_namespace.items()} == {
+        ns: list(s) for ns, s in SortedIndex(spec, store.rows.values()).by_namespace.items()}
