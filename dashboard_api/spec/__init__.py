@@ -139,11 +139,6 @@ class Spec:
                 raise ValueError("%s: its metrics read %s, which its list does not"
                                  % (name, sorted(missing)))
 
-    @property
-    def summary(self):
-        """The item builder (the name the list pipeline used before specs)."""
-        return self.item
-
     def sublist(self, suffix):
         for sub in self.sublists:
             if sub.suffix == suffix:
