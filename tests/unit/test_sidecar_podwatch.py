@@ -127,7 +127,7 @@ def test_events_bookmarks_a_resumed_watch_and_a_410_that_lists_again():
                                                 spec=dict(q["spec"], nodeName="n2"))),
                         line("DELETED", dict(p, metadata=dict(p["metadata"],
                                                               resourceVersion="13")))
-                        + line("BOOKMARK", {"kind": "Pod", "metadata": {"resourceVersion": "20"}})])
+                        + line("BOOKMARK", {"metadata": {"resourceVersion": "20"}})])
     gate = threading.Event()
     second = FakeStream([line("ERROR", {"kind": "Status", "code": 410, "metadata": {}})],
                         gate=gate)
