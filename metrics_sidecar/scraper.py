@@ -20,11 +20,12 @@ again: nothing stored is lost and the sidecar keeps serving.
 
 import asyncio
 import logging
+import sys
 import time
 
 from metrics_sidecar import units
 from metrics_sidecar.api import Api, ScrapeError, load_config  # noqa: F401 (their old home)
-from metrics_sidecar.podfacts import PodFacts, list_facts, pod_facts  # noqa: F401
+from metrics_sidecar.podfacts import NO_RESOURCES, PodFacts, list_facts, pod_facts  # noqa: F401
 from metrics_sidecar.podwatch import PodWatch
 from metrics_sidecar.store import Scrape
 
@@ -37,38 +38,63 @@ def _path(namespace, base):
     return "%s/namespaces/%s/pods" % (base, namespace) if namespace else base + "/pods"
 
 
+class PodUsage(tuple):
+    """(namespace, name, ((container, cpu nanocores, memory bytes), ...)): what a scrape keeps
+    of a PodMetrics item, made in the thread that decoded its page (the decoded items of 150,000
+    pods would be ~400 MB of dicts; these are a tenth of that)."""
+
+    __slots__ = ()
+
+
+def pod_usage(item):
+    """The PodUsage of a decoded PodMetrics item (or of a PodUsage); None when malformed."""
+    if isinstance(item, PodUsage) or item is None:
+        return item
+    try:
+        meta = item["metadata"]
+        containers = []
+        for c in item.get("containers") or ():
+            usage = c.get("usage") or {}
+            containers.append((sys.intern(c["name"]), units.nanocores(usage.get("cpu", "0")),
+                               units.bytes_(usage.get("memory", "0"))))
+        return PodUsage((sys.intern(meta["namespace"]), meta["name"], tuple(containers)))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        log.warning("skipped a malformed PodMetrics entry: %s", exc)
+        return None
+
+
 def build(node_metrics, pod_metrics, pods):
-    """A Scrape from the three decoded lists (pure; malformed entries are skipped); ``pods``
-    are pod objects or their ``pod_facts``."""
-    specs, claims, node_of = {}, [], {}
+    """A Scrape from the three decoded lists (pure; malformed entries are skipped);
+    ``pod_metrics`` are PodMetrics items or their ``pod_usage``, ``pods`` pod objects or their
+    ``pod_facts``."""
+    by_namespace, claims = {}, []
     for facts in map(pod_facts, pods):
-        namespace, name, uid, node, containers, mounted = facts
-        key = (namespace, name)
-        specs[key] = (uid, containers)
-        node_of[key] = node
-        for claim in mounted:
-            claims.append((namespace, claim, name))
+        by_namespace.setdefault(facts[0], {})[facts[1]] = facts
     rows = []
-    for item in pod_metrics:
-        try:
-            meta = item["metadata"]
-            key = (meta["namespace"], meta["name"])
-            uid, containers = specs.get(key, (None, {}))
-            for c in item.get("containers") or ():
-                usage = c.get("usage") or {}
-                rows.append(key + (uid, c["name"], units.nanocores(usage.get("cpu", "0")),
-                                   units.bytes_(usage.get("memory", "0")))
-                            + containers.get(c["name"], (0, 0, 0, 0)))
-        except (KeyError, TypeError, ValueError) as exc:
-            log.warning("skipped a malformed PodMetrics entry: %s", exc)
-    per_node = {}
-    for key, (_, containers) in specs.items():
-        node = node_of.get(key)
-        if node:
-            total = per_node.setdefault(node, [0, 0, 0, 0])
-            for res in containers.values():
-                for i, value in enumerate(res):
-                    total[i] += value
+    for usage in map(pod_usage, pod_metrics):
+        if usage is None:
+            continue
+        namespace, name, containers = usage
+        facts = by_namespace.get(namespace, {}).get(name)
+        uid, resources = (facts[2], facts[4]) if facts is not None else (None, {})
+        for container, cpu, memory in containers:
+            rows.append((namespace, name, uid, container, cpu, memory)
+                        + resources.get(container, NO_RESOURCES))
+    per_node, sums = {}, {}
+    for pods_of_namespace in by_namespace.values():
+        for facts in pods_of_namespace.values():
+            namespace, name, _, node, resources, mounted = facts
+            for claim in mounted:
+                claims.append((namespace, claim, name))
+            if node:
+                # Pods of one template share their resources dict: summed once per scrape.
+                summed = sums.get(id(resources))
+                if summed is None:
+                    summed = sums[id(resources)] = [sum(r[i] for r in resources.values())
+                                                    for i in range(4)]
+                total = per_node.setdefault(node, [0, 0, 0, 0])
+                for i in range(4):
+                    total[i] += summed[i]
     nodes = []
     for item in node_metrics:
         try:
@@ -76,7 +102,7 @@ def build(node_metrics, pod_metrics, pods):
             usage = item["usage"]
             nodes.append((name, units.nanocores(usage.get("cpu", "0")),
                           units.bytes_(usage.get("memory", "0")))
-                         + tuple(per_node.get(name, (0, 0, 0, 0))))
+                         + tuple(per_node.get(name, NO_RESOURCES)))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             log.warning("skipped a malformed NodeMetrics entry: %s", exc)
     return Scrape(nodes, rows, claims)
@@ -110,7 +136,8 @@ class Scraper:
     async def read(self):
         """The three lists of one scrape, read concurrently."""
         nodes = self.api.list(METRICS + "/nodes") if self.namespaces == [""] else _nothing()
-        metrics = asyncio.gather(*(self.api.list(_path(ns, METRICS)) for ns in self.namespaces))
+        metrics = asyncio.gather(*(self.api.list(_path(ns, METRICS), keep=pod_usage)
+                                   for ns in self.namespaces))
         pods = asyncio.gather(*(self.pods(ns) for ns in self.namespaces))
         node_items, metric_parts, pod_parts = await asyncio.gather(nodes, metrics, pods)
         return (node_items, [i for part in metric_parts for i in part],
@@ -129,6 +156,7 @@ class Scraper:
             node_items, metric_items, pods = await self.read()
             scrape = await asyncio.wrap_future(self.api.pool.submit(
                 build, node_items, metric_items, pods))
+            del node_items, metric_items, pods   # not held while the rows are written
             await self.store.write(scrape, now)
         except ScrapeError as exc:
             self.failures += 1

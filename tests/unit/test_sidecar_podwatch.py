@@ -8,7 +8,7 @@ import threading
 
 from metrics_sidecar import podfacts, podwatch
 from metrics_sidecar.api import ScrapeError
-from metrics_sidecar.scraper import build
+from metrics_sidecar.scraper import build, pod_usage
 
 
 def pod(name, uid, cpu="100m", node="n1", claim=None, version="1", ns="a"):
@@ -45,12 +45,19 @@ def test_the_struct_decoding_keeps_what_the_dict_path_keeps():
     assert q[5] == ()
     # Pods of one template share one container table.
     assert p[4] is q[4]
-    scrape = build([], [{"metadata": {"namespace": "a", "name": "p"},
-                         "containers": [{"name": "app", "usage": {"cpu": "1m",
-                                                                  "memory": "1Ki"}}]}], listed)
+    metrics = [{"metadata": {"namespace": "a", "name": "p"},
+                "containers": [{"name": "app", "usage": {"cpu": "1m", "memory": "1Ki"}}]},
+               {"metadata": {"namespace": "a", "name": "q"}, "containers": [{"usage": {}}]}]
+    scrape = build([{"metadata": {"name": "n1"}, "usage": {"cpu": "1", "memory": "1"}}],
+                   metrics, listed)
     assert scrape.pods == [("a", "p", "u1", "app", 1_000_000, 1024, 100_000_000, 1_000_000_000,
                             1 << 20, 0)]
     assert scrape.claims == [("a", "data", "p")]
+    # Both pods on n1: the node's requests and limits are their sums.
+    assert scrape.nodes == [("n1", 1_000_000_000, 1, 200_000_000, 2_000_000_000, 2 << 20, 0)]
+    # What the scraper's decoding threads keep of each PodMetrics item joins the same way.
+    usage = [pod_usage(m) for m in metrics]
+    assert usage[1] is None and build([], usage, listed).pods == scrape.pods
 
 
 def test_a_relisted_page_reuses_the_unchanged_tuples():
