@@ -24,8 +24,8 @@ import sys
 import time
 
 from metrics_sidecar import units
-from metrics_sidecar.api import Api, ScrapeError, load_config  # noqa: F401 (their old home)
-from metrics_sidecar.podfacts import NO_RESOURCES, PodFacts, list_facts, pod_facts  # noqa: F401
+from metrics_sidecar.api import ScrapeError
+from metrics_sidecar.podfacts import NO_RESOURCES, list_facts, pod_facts
 from metrics_sidecar.podwatch import PodWatch
 from metrics_sidecar.store import Scrape
 
