@@ -13,7 +13,8 @@ import tornado.httpserver
 
 from metrics_sidecar import options as sidecar_options
 from metrics_sidecar.routes import make_app, read_token
-from metrics_sidecar.scraper import Api, Scraper, load_config
+from metrics_sidecar.api import Api, load_config
+from metrics_sidecar.scraper import Scraper
 from metrics_sidecar.store import Store
 
 log = logging.getLogger("metrics_sidecar")

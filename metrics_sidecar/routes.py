@@ -296,7 +296,7 @@ class Health(Base):
         if self.scraper is not None and self.authorized:
             body.update(scrapes=self.scraper.scrapes, failures=self.scraper.failures,
                         lastError=self.scraper.last_error,
-                        lastScrapeSeconds=self.scraper.last_seconds)
+                        lastScrapeSeconds=self.scraper.last_seconds, **self.scraper.status())
         self.send(body)
 
 

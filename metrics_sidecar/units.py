@@ -43,11 +43,19 @@ def _ceil(value):
     return int(value.to_integral_value(rounding=decimal.ROUND_CEILING))
 
 
+def _digits(text):
+    return text.isascii() and text.isdigit()
+
+
 def nanocores(text):
     """cpu quantity -> integer nanocores (``250m`` -> 250000000, ``1`` -> 1000000000)."""
+    if isinstance(text, str) and text[-1:] == "n" and _digits(text[:-1]):
+        return int(text[:-1])   # what metrics-server sends: exact, without Decimal
     return _ceil(parse(text) * _NANO)
 
 
 def bytes_(text):
     """memory quantity -> integer bytes (``1Ki`` -> 1024, ``1k`` -> 1000)."""
+    if isinstance(text, str) and text[-2:] == "Ki" and _digits(text[:-2]):
+        return int(text[:-2]) << 10   # what metrics-server sends: exact, without Decimal
     return _ceil(parse(text))

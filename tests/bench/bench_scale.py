@@ -395,9 +395,12 @@ def run_rate(standin, rate, args, directory, reference):
 
 def sidecar_phase(standin, directory, args, scrapes=3):
     """The metrics sidecar against the stand-in's metrics.k8s.io and pods: seconds of each
-    scrape (its own log line) and its RSS after each, and its peak."""
+    scrape (its own log line) and its RSS after each, and its peak; the seconds of its pod
+    watch's first LIST and from start to its first scrape; and from its /healthz, the LISTs of
+    pods it made (one, the watch's, when scrapes read the watched pods)."""
     [port] = free_ports(1)
     log_file = tempfile.NamedTemporaryFile(prefix="sidecar-scale-", suffix=".log", delete=False)
+    started = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-m", "metrics_sidecar", "--kubeconfig", standin.kubeconfig(directory),
          "--bind-address", "127.0.0.1", "--port", str(port), "--metric-resolution", "15s",
@@ -410,15 +413,27 @@ def sidecar_phase(standin, directory, args, scrapes=3):
         while time.monotonic() < deadline and len(out["scrape_s"]) < scrapes:
             if proc.poll() is not None:
                 raise RuntimeError("sidecar exited:\n" + open(log_file.name).read()[-3000:])
-            lines = [line for line in open(log_file.name).read().splitlines()
-                     if "scraped" in line and "pod containers in" in line]
+            text = open(log_file.name).read().splitlines()
+            lines = [line for line in text if "scraped" in line and "pod containers in" in line]
+            for line in text:
+                if "watch_list_s" not in out and "kept after a LIST of" in line:
+                    out["watch_list_s"] = float(line.split(" of ")[-1].split("s")[0])
+                    out["watch_rss_mib"] = round(memory(proc.pid)[0] or 0)
             for line in lines[seen:]:
                 out["scrape_s"].append(float(line.rsplit(" in ", 1)[1].rstrip("s")))
                 out["rss_after_scrape_mib"].append(round(memory(proc.pid)[0] or 0))
                 out["containers"] = int(line.split(" and ")[1].split()[0])
+                out.setdefault("first_scrape_after_s", round(time.monotonic() - started, 1))
             seen = len(lines)
             time.sleep(0.2)
         out["rss_peak_mib"] = round(max(memory(proc.pid)[1] or 0, sampler.peak))
+        try:
+            health = json.loads(urllib3.PoolManager(retries=False, timeout=10).request(
+                "GET", "http://127.0.0.1:%d/healthz" % port).data)
+            out["pod_lists"] = health.get("podLists")
+            out["pods_kept"] = [w.get("kept") for w in health.get("podWatches") or ()]
+        except (urllib3.exceptions.HTTPError, ValueError) as exc:
+            out["health_error"] = str(exc)
     finally:
         sampler.stop()
         proc.terminate()
@@ -511,6 +526,11 @@ def main(argv=None):
         side = result["sidecar"]
         result["table"] += "\n\nmetrics sidecar: scrapes %s s; RSS after each %s MiB; peak %s MiB" \
             % (side["scrape_s"], side["rss_after_scrape_mib"], side.get("rss_peak_mib"))
+        result["table"] += "\n(pod watch: first LIST %s s, RSS then %s MiB; first scrape %s s " \
+            "after start; pod LISTs made %s)" % (side.get("watch_list_s"),
+                                                 side.get("watch_rss_mib"),
+                                                 side.get("first_scrape_after_s"),
+                                                 side.get("pod_lists"))
     print(result["table"])
     if args.json:
         with open(args.json, "w") as f:

@@ -26,3 +26,17 @@ def test_bench_scale_runs_at_300_pods(tmp_path):
     assert after["pod_lists_completed"] >= 1            # the gateway re-listed
     assert result["standin"]["watches_with_bookmarks"] >= 1
     assert "| start to /readyz |" in result["table"]
+
+
+def test_bench_scale_sidecar_phase_at_300_pods(tmp_path):
+    """The sidecar's phase: its scrapes read the watched pods (one LIST of pods in all)."""
+    out = tmp_path / "sidecar.json"
+    subprocess.run([sys.executable, "-m", "tests.bench.bench_scale", "--pods", "300",
+                    "--rates", "", "--sidecar", "--budget", "30", "--json", str(out)],
+                   cwd=ROOT, check=True, timeout=120, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE)
+    side = json.loads(out.read_text())["sidecar"]
+    assert len(side["scrape_s"]) == 3 and side["containers"] == 600
+    assert side["pods_kept"] == [300] and side["pod_lists"] == 1
+    assert side["watch_list_s"] is not None and "pod LISTs made 1" in \
+        json.loads(out.read_text())["table"]

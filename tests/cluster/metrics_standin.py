@@ -9,7 +9,8 @@ base load plus the usage of the pods running on it.
 For a metrics client that also reads pods from "the API server" of its kubeconfig (the metrics
 sidecar reads the pods' requests and limits), ``GET /api/v1/pods`` and
 ``/api/v1/namespaces/{ns}/pods`` are forwarded to the API server with the caller's own
-Authorization header, so the API server's RBAC applies to the caller's identity.
+Authorization header, so the API server's RBAC applies to the caller's identity (a WATCH of
+them is passed on as it arrives).
 
 Failure channels for tests: every route above is also served under ``/faults/{channel}``, and
 ``PUT /faults/{channel}`` with a body of ``normal``, ``garbage`` (200 with a body that is not
@@ -197,7 +198,8 @@ class PodsHandler(MetricsHandler):
 
 
 class PodsPassThrough(MetricsHandler):
-    """GET pods from the API server with the caller's Authorization header."""
+    """GET pods from the API server with the caller's Authorization header; a WATCH
+    (``?watch=1``) is passed on as it arrives, line by line."""
 
     async def _answer(self, namespace=None):
         apiserver, ca_file = self.forward
@@ -206,6 +208,8 @@ class PodsPassThrough(MetricsHandler):
         headers = {"Accept": "application/json"}
         if self.request.headers.get("Authorization"):
             headers["Authorization"] = self.request.headers["Authorization"]
+        if self.get_query_argument("watch", "") in ("1", "true"):
+            return await self._watch(apiserver.rstrip("/") + path + query, headers, ca_file)
         try:
             resp = await AsyncHTTPClient().fetch(HTTPRequest(
                 apiserver.rstrip("/") + path + query, headers=headers, ca_certs=ca_file,
@@ -217,6 +221,52 @@ class PodsPassThrough(MetricsHandler):
         self.set_status(resp.code)
         self.set_header("Content-Type", "application/json")
         self.finish(resp.body)
+
+    async def _watch(self, url, headers, ca_file):
+        """The API server's status and each chunk as it comes. When the caller has gone, the
+        next chunk ends the upstream watch too (a callback that raises closes it)."""
+        status = {}
+
+        def on_header(line):
+            if line.startswith("HTTP/") and "code" not in status:
+                status["code"] = int(line.split()[1])
+
+        def on_chunk(chunk):
+            if self.request.connection.stream.closed():
+                raise ConnectionError("the watcher has gone")
+            if not status.get("sent"):
+                self.set_status(status.get("code", 200))
+                self.set_header("Content-Type", "application/json")
+                status["sent"] = True
+            self.write(chunk)
+            self.flush()
+
+        timeout = float(self.get_query_argument("timeoutSeconds", "1800") or 1800)
+        try:
+            resp = await _watch_client().fetch(HTTPRequest(
+                url, headers=headers, ca_certs=ca_file, connect_timeout=5,
+                request_timeout=timeout + 30, header_callback=on_header,
+                streaming_callback=on_chunk), raise_error=False)
+        except (OSError, HTTPClientError) as e:
+            raise ConnectionError(str(e)) from e
+        if self.request.connection.stream.closed():
+            return
+        if not status.get("sent"):
+            if resp.code == 599:
+                raise ConnectionError(str(resp.error))
+            self.set_status(resp.code)
+        self.finish()
+
+
+_WATCH = {}
+
+
+def _watch_client():
+    """The client of forwarded watches, which last minutes: never queued behind the other
+    forwards (Tornado's shared client runs 10 at a time)."""
+    if "client" not in _WATCH:
+        _WATCH["client"] = AsyncHTTPClient(force_instance=True, max_clients=200)
+    return _WATCH["client"]
 
 
 class FaultControl(RequestHandler):

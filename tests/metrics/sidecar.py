@@ -82,17 +82,21 @@ class Sidecar:
                 self.proc.wait(5)
 
 
-def sidecar_identity(cluster, namespace, name="metrics-sidecar"):
+def sidecar_identity(cluster, namespace, name="metrics-sidecar", without=()):
     """A service account bound to conf/kubernetes/metrics-sidecar.yaml's ClusterRole (the
-    least rights the manifests give the sidecar); returns its token."""
+    least rights the manifests give the sidecar), less the verbs ``without``; returns its
+    token and the role's name."""
     with open(CONF) as f:
         docs = [d for d in yaml.safe_load_all(f) if d]
     role = next(d for d in docs if d["kind"] == "ClusterRole")
+    rules = [dict(r, verbs=[v for v in r["verbs"] if v not in without]) for r in role["rules"]]
     role_name = "%s-%s" % (role["metadata"]["name"], namespace)
+    if name != "metrics-sidecar":
+        role_name += "-" + name
     create(cluster, "/api/v1/namespaces/%s/serviceaccounts" % namespace,
            {"metadata": {"name": name}})
     create(cluster, "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-           {"metadata": {"name": role_name}, "rules": role["rules"]})
+           {"metadata": {"name": role_name}, "rules": rules})
     create(cluster, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
         "metadata": {"name": role_name},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",

@@ -55,3 +55,15 @@ def test_malformed_quantities_are_refused(bad):
 def test_parse_is_exact():
     assert units.parse("0.1") * 3 == decimal.Decimal("0.3")
     assert units.parse(7) == 7
+
+
+@pytest.mark.parametrize("convert, bad", [(units.nanocores, "n"), (units.nanocores, "1n2"),
+                                          (units.bytes_, "Ki"), (units.bytes_, "+Ki"),
+                                          (units.bytes_, "1.Ki5")])
+def test_the_fast_forms_refuse_what_parse_refuses(convert, bad):
+    """``<digits>n`` and ``<digits>Ki`` (what metrics-server sends) skip Decimal; anything
+    else goes through parse."""
+    with pytest.raises(ValueError):
+        convert(bad)
+    assert convert("-5n" if convert is units.nanocores else "-5Ki") == (
+        -5 if convert is units.nanocores else -5120)
