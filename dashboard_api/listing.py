@@ -191,14 +191,18 @@ class Pipeline:
             return select(kind, rows, rel, query, status)
 
         if indexed:  # a page off the cache's sorted index: O(log n + page), no re-sort
-            matches = None
-            index = await rows.store.ensure_index(sort_spec(query, kind.properties),
-                                                  fetch.cluster.executor.run)
-            if filtering(kind, query):  # a walk of the index in the executor, remembered
-                matches = await self.views.get(filter_key(kind, rows, query), lambda: (
-                    fetch.cluster.executor.run(filtered_indexed, kind, index,
-                                               rows.namespaces, query)))
-            page, total, list_status = select_indexed(kind, rows, rel, query, status, matches)
+            matches = index = None
+            spec, run = sort_spec(query, kind.properties), fetch.cluster.executor.run
+            if filtering(kind, query):  # an index of the matches, kept per event
+                index = await rows.store.ensure_filtered(spec, query.filters, kind.properties,
+                                                         run)
+            if index is None:
+                index = await rows.store.ensure_index(spec, run)
+                if filtering(kind, query):  # broad: a walk in the executor, remembered
+                    matches = await self.views.get(filter_key(kind, rows, query), lambda: (
+                        run(filtered_indexed, kind, index, rows.namespaces, query)))
+            page, total, list_status = select_indexed(kind, rows, rel, query, status, matches,
+                                                      index)
         else:
             key = Views.key(kind, rows, rel, query, status)
             order, total, list_status = await (self.views.get(key, compute) if key

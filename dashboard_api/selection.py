@@ -74,17 +74,19 @@ def filtering(kind, query):
     return bool(kind.filterable and query.filters)
 
 
-def select_indexed(kind, view, rel, query, status, matches=None):
+def select_indexed(kind, view, rel, query, status, matches=None, index=None):
     """(the page's rows, totalItems, status or None) read off the store's sorted index for
     the query's sorts: O(log n + page), the status from the store's counters (the kind's
-    status_counted). The same answer as ``select`` and paginate. A filtered
-    query passes its ``matches`` (filtered_indexed, in index order)."""
+    status_counted). The same answer as ``select`` and paginate. A filtered query passes
+    its FilteredIndex as ``index`` (store.ensure_filtered), or, for a broad filter, its
+    ``matches`` (filtered_indexed, in index order)."""
     store, names = view.store, view.namespaces
     if matches is not None:
         total = len(matches)
         page = dataselect.paginate(matches, query)
     else:
-        index = store.sorted_index(sort_spec(query, kind.properties))
+        if index is None:
+            index = store.sorted_index(sort_spec(query, kind.properties))
         total = index.count(names)
         if query.page == 0:
             page = index.page(names, 0, None)

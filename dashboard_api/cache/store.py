@@ -27,13 +27,18 @@ import gc
 import time
 
 from dashboard_api import dataselect
-from dashboard_api.cache.sorted import SortedIndex
+from dashboard_api.cache.sorted import SortedIndex, filtered_index
 
 # Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped:
 # about 30 MiB each at 150,000 pods (the index and its per-namespace parts).
 SORTED_INDEXES = 4
 # Stores of this many rows or more build a sorted index in the executor (ensure_index).
 OFF_LOOP_BUILD = 5000
+# Filtered indexes kept per store (one per filters and sort spec asked for), the least recently
+# used dropped; each holds at most 1/FILTER_BROAD of the rows: a filter matching more is
+# answered by a walk of the sorted index, which then costs at most FILTER_BROAD x its matches.
+FILTERED_INDEXES = 8
+FILTER_BROAD = 4
 
 SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
 
@@ -156,6 +161,8 @@ class Store:
         self._sorted = collections.OrderedDict()   # sort spec -> SortedIndex (issue #19)
         self._tally = None          # namespace -> list status counters, once asked for
         self._building = {}         # sort spec -> (future, events meanwhile), being built
+        self._filtered = collections.OrderedDict()   # (spec, filters) -> FilteredIndex
+        self._broad = collections.OrderedDict()      # (spec, filters) found broad -> events then
 
     def __len__(self):
         return len(self.rows)
@@ -323,6 +330,8 @@ class Store:
     def _index_reset(self):
         """A full LIST replaced the rows: indexes and counters are rebuilt when next asked."""
         self._sorted.clear()
+        self._filtered.clear()
+        self._broad.clear()
         self._tally = None
 
     def _index_event(self, old, new):
@@ -330,6 +339,8 @@ class Store:
         if old is None and new is None:
             return
         for index in self._sorted.values():
+            index.change(old, new)
+        for index in self._filtered.values():
             index.change(old, new)
         for _future, log in self._building.values():
             log.append((old, new))
@@ -380,6 +391,58 @@ class Store:
             del self._building[spec]
             future.set_result(None)
         return self.sorted_index(spec)
+
+    async def ensure_filtered(self, spec, filters, props, run):
+        """The FilteredIndex of ``filters`` sorted by ``spec``, kept per event from now on, or
+        None when the filter is broad (then the caller walks the sorted index). Built as
+        ``ensure_index`` builds: a large store's in the executor, with the events of meanwhile
+        applied after; callers of the same key share one build."""
+        key = (tuple(spec), tuple(filters))
+        index = self._filtered.get(key)
+        if index is not None:
+            self._filtered.move_to_end(key)
+            return index
+        decided = self._broad.get(key)
+        if decided is not None and self.events - decided <= len(self.rows) // FILTER_BROAD:
+            return None        # still broad: not enough has changed since it was found so
+        building_key = ("filtered",) + key
+        building = self._building.get(building_key)
+        if building is not None:
+            await asyncio.shield(building[0])
+            return self._filtered.get(key)
+        if len(self.rows) < OFF_LOOP_BUILD:
+            return self._keep_filtered(key, filtered_index(
+                key[0], key[1], props, self.rows.values(), FILTER_BROAD))
+        future = asyncio.get_running_loop().create_future()
+        log = []
+        self._building[building_key] = (future, log)
+        replaced = self._replaced
+        try:
+            index = await run(filtered_index, key[0], key[1], props, list(self.rows.values()),
+                              FILTER_BROAD)
+            if self._replaced != replaced:
+                return None    # a re-list replaced the rows meanwhile: walk this time
+            if index is not None:
+                for old, new in log:
+                    index.change(old, new)
+            return self._keep_filtered(key, index)
+        finally:
+            del self._building[building_key]
+            future.set_result(None)
+
+    def _keep_filtered(self, key, index):
+        """Keeps a built FilteredIndex, or remembers that the filter was broad (bounded)."""
+        if index is None:
+            self._broad[key] = self.events
+            self._broad.move_to_end(key)
+            while len(self._broad) > 64:
+                self._broad.popitem(last=False)
+            return None
+        self._broad.pop(key, None)
+        self._filtered[key] = index
+        while len(self._filtered) > FILTERED_INDEXES:
+            self._filtered.popitem(last=False)
+        return index
 
     def _count(self, row, sign):
         tally = self._tally.get(row.namespace)

@@ -19,6 +19,7 @@ def test_bench_scale_runs_at_300_pods(tmp_path):
     assert rate["page_while_first_sync"]["status"] == 200
     assert rate["page_creation"]["back_to_back"]["errors"] == {}
     assert rate["page_status"]["back_to_back"]["errors"] == {}
+    assert rate["page_filtered"]["back_to_back"]["errors"] == {}
     assert rate["clients_creation"]["errors"] == {}
     assert rate["deny"] == 403                          # the stand-in refused that token
     after = rate["after_410"]
