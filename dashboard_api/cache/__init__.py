@@ -44,9 +44,21 @@ class Cached:
         return row_of(self.kind, slim.pooled(slim.slim(self.kind, obj)))
 
     # The reflector's consumer interface.
+    async def relist(self, rows, version, run):
+        """A full LIST's rows (first sync or re-list), without holding the event loop:
+        ``run`` (the executor) computes what changed and, when much did, the new state
+        (Store.relist)."""
+        large = max(len(rows), len(self.store)) >= heap.TRIM_ROWS
+        await self.store.relist(rows, version, run)
+        self._relisted(large)
+
     def replace(self, rows, version):
+        """``relist`` on the event loop, in one step (tests)."""
         large = max(len(rows), len(self.store)) >= heap.TRIM_ROWS
         self.store.replace(rows, version)
+        self._relisted(large)
+
+    def _relisted(self, large):
         self.applied.relisted(self.store)
         if large:   # the pages of the LIST and of the previous store back to the system
             try:
