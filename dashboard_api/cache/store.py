@@ -220,7 +220,10 @@ class Store:
         return {name: index.value_of for name, index in self.indexes.items()}
 
     def _swap(self, rows, names, buckets, sorted_indexes, tally, resource_version):
-        """A whole new state in, O(1) on the event loop: every selection's version changes."""
+        """A whole new state in, O(1) on the event loop: every selection's version changes.
+        Returns the previous state's parts, for ``_drop`` (freeing them holds the GIL)."""
+        previous = [self.rows, self.names, self._tally, *self._sorted.values()]
+        previous += [index.buckets for index in self.indexes.values()]   # rows first
         self.rows = rows
         self.names = names
         for name, index in self.indexes.items():
@@ -233,6 +236,7 @@ class Store:
         self._sorted.update(sorted_indexes)
         self._tally = tally
         freeze_heap()
+        return previous
 
     async def relist(self, rows, resource_version, run):
         """The result of a full LIST, without holding the event loop (issue #19): the
@@ -257,8 +261,10 @@ class Store:
                 await self._apply_changes(changes, resource_version)
                 return False
             fresh, names, buckets, sorted_indexes, tally = built
-            self._swap(fresh, names, buckets, zip(specs, sorted_indexes), tally,
-                       resource_version)
+            previous = self._swap(fresh, names, buckets, zip(specs, sorted_indexes), tally,
+                                  resource_version)
+            del fresh, names, buckets, sorted_indexes, tally, built
+            await run(_drop, previous)
             return True
         self.replace(rows, resource_version)
         return True
@@ -568,6 +574,17 @@ def _relist_plan(kind, live, rows, value_ofs, specs, counting):
     sorted_indexes = [SortedIndex(spec, fresh.values()) for spec in specs]
     counters = _tally_of(kind, fresh.values()) if counting else None
     return None, (fresh, names, buckets, sorted_indexes, counters)
+
+
+def _drop(previous):
+    """Frees a previous state in the executor: its rows dict (only the store had it) one item
+    at a time, the rest first, at once (buckets and sorted indexes may be in a reader's hands:
+    never emptied, only let go). Freeing 150,000 rows in one call would hold the GIL, and so
+    the event loop, throughout; one at a time, the loop gets it back every switch interval."""
+    rows = previous.pop(0)
+    previous.clear()
+    while rows:
+        rows.popitem()
 
 
 def freeze_heap():
