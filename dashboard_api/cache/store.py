@@ -248,7 +248,6 @@ class Store:
         meanwhile; should the store change under a computation (the ``generation`` moved), it
         is done again, at most RELIST_TRIES times, then ``replace`` does it on the loop.
         Returns whether the state was swapped whole."""
-        rows = list(rows)
         for _ in range(RELIST_TRIES):
             generation = self.generation
             specs = list(self._sorted)
@@ -270,12 +269,16 @@ class Store:
         return True
 
     async def _apply_changes(self, changes, resource_version):
-        """A re-list's (old, new) changes applied as events, the loop free between batches."""
+        """A re-list's (old, new) changes applied as events, the loop free between batches.
+        Each change is let go of once applied, so the rows it replaced are freed batch by
+        batch, not all at once at the end."""
         for start in range(0, len(changes), RELIST_BATCH):
             if start:
                 await asyncio.sleep(0)
             touched = set()
-            for old, new in changes[start:start + RELIST_BATCH]:
+            for i in range(start, min(start + RELIST_BATCH, len(changes))):
+                old, new = changes[i]
+                changes[i] = None
                 row = new if new is not None else old
                 self._change(row.namespace, row.name, new)
                 touched.add(row.namespace)
