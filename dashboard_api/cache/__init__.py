@@ -50,15 +50,6 @@ class Cached:
         (Store.relist)."""
         large = max(len(rows), len(self.store)) >= heap.TRIM_ROWS
         await self.store.relist(rows, version, run)
-        self._relisted(large)
-
-    def replace(self, rows, version):
-        """``relist`` on the event loop, in one step (tests)."""
-        large = max(len(rows), len(self.store)) >= heap.TRIM_ROWS
-        self.store.replace(rows, version)
-        self._relisted(large)
-
-    def _relisted(self, large):
         self.applied.relisted(self.store)
         if large:   # the pages of the LIST and of the previous store back to the system
             try:
