@@ -52,10 +52,7 @@ class Cached:
         await self.store.relist(rows, version, run)
         self.applied.relisted(self.store)
         if large:   # the pages of the LIST and of the previous store back to the system
-            try:
-                asyncio.get_running_loop().run_in_executor(None, heap.trim)
-            except RuntimeError:   # no loop (a test calling it directly)
-                pass
+            asyncio.get_running_loop().run_in_executor(None, heap.trim)
 
     def apply(self, event, row, version):
         self.store.apply(event, row, version)
