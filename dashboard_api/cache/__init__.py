@@ -44,15 +44,15 @@ class Cached:
         return row_of(self.kind, slim.pooled(slim.slim(self.kind, obj)))
 
     # The reflector's consumer interface.
-    def replace(self, rows, version):
+    async def relist(self, rows, version, run):
+        """A full LIST's rows (first sync or re-list), without holding the event loop:
+        ``run`` (the executor) computes what changed and, when much did, the new state
+        (Store.relist)."""
         large = max(len(rows), len(self.store)) >= heap.TRIM_ROWS
-        self.store.replace(rows, version)
+        await self.store.relist(rows, version, run)
         self.applied.relisted(self.store)
         if large:   # the pages of the LIST and of the previous store back to the system
-            try:
-                asyncio.get_running_loop().run_in_executor(None, heap.trim)
-            except RuntimeError:   # no loop (a test calling it directly)
-                pass
+            asyncio.get_running_loop().run_in_executor(None, heap.trim)
 
     def apply(self, event, row, version):
         self.store.apply(event, row, version)

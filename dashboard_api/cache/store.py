@@ -11,11 +11,13 @@ store keeps each namespace's names sorted and namespaces in key order, so ``scop
 order without sorting.
 
 Staleness and re-lists (issue #19), as client-go's reflector: once a store has synced it keeps
-answering while its reflector re-lists (after a 410, a failed watch, an API server restart); the
-new LIST replaces the rows in one step when it completes. The re-list's rows of unchanged objects
-(same uid and resourceVersion) are the live rows themselves (``reusable``), so meanwhile the
-process holds one store plus what changed, not two. ``stale_since`` says since when the
-store is not known to be current (None while a watch is established and streaming);
+answering while its reflector re-lists (after a 410, a failed watch, an API server restart); when
+the new LIST completes, ``relist`` brings the store to it without holding the event loop: what
+changed is found in the executor, then a few changes are applied as events (in batches, pages
+answered in between) and many are built whole in the executor and swapped in. The re-list's rows
+of unchanged objects (same uid and resourceVersion) are the live rows themselves (``reusable``),
+so meanwhile the process holds one store plus what changed, not two. ``stale_since`` says since
+when the store is not known to be current (None while a watch is established and streaming);
 ``first_sync`` is set once the store has synced, or once it is known it will not
 (unavailable), for the requests that wait for it.
 """
@@ -39,6 +41,14 @@ OFF_LOOP_BUILD = 5000
 # answered by a walk of the sorted index, which then costs at most FILTER_BROAD x its matches.
 FILTERED_INDEXES = 8
 FILTER_BROAD = 4
+
+# A re-list (relist) whose changes are at most this many, or a quarter of the store, applies them
+# as events, RELIST_BATCH at a time with the loop free between batches; a larger one builds the
+# new state in the executor and swaps it in (first syncs too).
+SMALL_RELIST = 5000
+SMALL_SHARE = 0.25
+RELIST_BATCH = 1000
+RELIST_TRIES = 3   # executor computations the store changed under; then a plain replace
 
 SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
 
@@ -78,11 +88,7 @@ class Index:
         self.buckets = {}   # value -> {(namespace + "/", name): Row}
 
     def add(self, row):
-        for value in self.value_of(row.obj):
-            bucket = self.buckets.get(value)
-            if bucket is None:
-                bucket = self.buckets[value] = {}
-            bucket[(row.namespace + "/", row.name)] = row
+        _bucket_row(self.buckets, self.value_of, row)
 
     def remove(self, row):
         for value in self.value_of(row.obj):
@@ -211,24 +217,82 @@ class Store:
     # --- changes (event loop only) ---------------------------------------------------------
 
     def replace(self, rows, resource_version):
-        """The result of a full LIST: the store holds exactly ``rows`` afterwards."""
+        """The result of a full LIST: the store holds exactly ``rows`` afterwards. On the event
+        loop, O(n log n): tests and the fallback of ``relist``."""
         self.rows = {(row.namespace, row.name): row for row in rows}
-        names = {}
-        for namespace, name in self.rows:
-            names.setdefault(namespace, []).append(name)
-        for values in names.values():
-            values.sort()
+        names, buckets = _state_of(self.rows, self._value_ofs())
+        self._swap(self.rows, names, buckets, (), None, resource_version)
+
+    def _value_ofs(self):
+        return {name: index.value_of for name, index in self.indexes.items()}
+
+    def _swap(self, rows, names, buckets, sorted_indexes, tally, resource_version):
+        """A whole new state in, O(1) on the event loop: every selection's version changes.
+        Returns the previous state's parts, for ``_drop`` (freeing them holds the GIL)."""
+        previous = [self.rows, self.names, self._tally, *self._sorted.values()]
+        previous += [index.buckets for index in self.indexes.values()]   # rows first
+        self.rows = rows
         self.names = names
-        for index in self.indexes.values():
-            index.buckets = {}
-            for row in self.rows.values():
-                index.add(row)
+        for name, index in self.indexes.items():
+            index.buckets = buckets[name]
         self.resource_version = resource_version
         self._changed()
         self._stamps = {}
         self._replaced = self.generation
         self._index_reset()
+        self._sorted.update(sorted_indexes)
+        self._tally = tally
         freeze_heap()
+        return previous
+
+    async def relist(self, rows, resource_version, run):
+        """The result of a full LIST, without holding the event loop (issue #19): the
+        difference with the live rows is computed by ``run`` (the executor; the re-list's rows
+        of unchanged objects are the live rows, ``reusable``, so "unchanged" is an ``is``
+        test). A small one is applied as events, RELIST_BATCH at a time with the loop free in
+        between (sorted indexes, counters and the other namespaces' selections kept); a large
+        one, or the first sync, is built whole by ``run`` and swapped in. Readers may run
+        meanwhile; should the store change under a computation (the ``generation`` moved), it
+        is done again, at most RELIST_TRIES times, then ``replace`` does it on the loop.
+        Returns whether the state was swapped whole."""
+        for _ in range(RELIST_TRIES):
+            generation = self.generation
+            specs = list(self._sorted)
+            counting = self._tally is not None
+            changes, built = await run(
+                _relist_plan, self.kind, self.rows, rows, self._value_ofs(), specs, counting)
+            if self.generation != generation:
+                continue
+            if built is None:
+                await self._apply_changes(changes, resource_version)
+                return False
+            fresh, names, buckets, sorted_indexes, tally = built
+            previous = self._swap(fresh, names, buckets, zip(specs, sorted_indexes), tally,
+                                  resource_version)
+            del fresh, names, buckets, sorted_indexes, tally, built
+            await run(_drop, previous)
+            return True
+        self.replace(rows, resource_version)
+        return True
+
+    async def _apply_changes(self, changes, resource_version):
+        """A re-list's (old, new) changes applied as events, the loop free between batches.
+        Each change is let go of once applied, so the rows it replaced are freed batch by
+        batch, not all at once at the end."""
+        for start in range(0, len(changes), RELIST_BATCH):
+            if start:
+                await asyncio.sleep(0)
+            touched = set()
+            for i in range(start, min(start + RELIST_BATCH, len(changes))):
+                old, new = changes[i]
+                changes[i] = None
+                row = new if new is not None else old
+                self._change(row.namespace, row.name, new)
+                touched.add(row.namespace)
+            self._changed()
+            for namespace in touched:
+                self._stamps[namespace] = self.generation
+        self.resource_version = resource_version
 
     # --- re-list (issue #19): no second full copy -----------------------------------------
 
@@ -255,16 +319,20 @@ class Store:
         return None
 
     def apply(self, kind_of_event, row, resource_version):
-        old = self.rows.get((row.namespace, row.name))
-        if kind_of_event == "DELETED":
-            self._delete(row.namespace, row.name)
-        else:
-            self._put(row)
-        self._index_event(old, None if kind_of_event == "DELETED" else row)
+        self._change(row.namespace, row.name, None if kind_of_event == "DELETED" else row)
         self.resource_version = resource_version
         self.events += 1
         self._changed()
         self._stamps[row.namespace] = self.generation
+
+    def _change(self, namespace, name, new):
+        """The object ``namespace/name`` becomes ``new`` (None: deleted), indexes included."""
+        old = self.rows.get((namespace, name))
+        if new is None:
+            self._delete(namespace, name)
+        else:
+            self._put(new)
+        self._index_event(old, new)
 
     def _put(self, row):
         key = (row.namespace, row.name)
@@ -328,7 +396,8 @@ class Store:
     # --- sorted indexes and list status counters (issue #19, item 4) -----------------------
 
     def _index_reset(self):
-        """A full LIST replaced the rows: indexes and counters are rebuilt when next asked."""
+        """A full LIST replaced the rows: indexes and counters are rebuilt when next asked (or
+        given by ``relist``, built in the executor)."""
         self._sorted.clear()
         self._filtered.clear()
         self._broad.clear()
@@ -378,15 +447,20 @@ class Store:
         future = asyncio.get_running_loop().create_future()
         log = []
         self._building[spec] = (future, log)
-        replaced = self._replaced
         try:
-            index = await run(SortedIndex, spec, list(self.rows.values()))
-            if self._replaced == replaced and spec not in self._sorted:
-                for old, new in log:
-                    index.change(old, new)
-                self._sorted[spec] = index
-                while len(self._sorted) > SORTED_INDEXES:
-                    self._sorted.popitem(last=False)
+            for _ in range(RELIST_TRIES):   # a re-list swapped the rows in meanwhile: again
+                replaced = self._replaced
+                del log[:]
+                index = await run(SortedIndex, spec, list(self.rows.values()))
+                if spec in self._sorted:
+                    break
+                if self._replaced == replaced:
+                    for old, new in log:
+                        index.change(old, new)
+                    self._sorted[spec] = index
+                    while len(self._sorted) > SORTED_INDEXES:
+                        self._sorted.popitem(last=False)
+                    break
         finally:
             del self._building[spec]
             future.set_result(None)
@@ -445,21 +519,7 @@ class Store:
         return index
 
     def _count(self, row, sign):
-        tally = self._tally.get(row.namespace)
-        if tally is None:
-            tally = self._tally[row.namespace] = (collections.Counter(), {})
-        bucket, related = self.kind.status_split(row.facts)
-        if bucket:
-            tally[0][bucket] += sign
-            if not tally[0][bucket]:
-                del tally[0][bucket]
-        if related is not None:
-            if sign > 0:
-                tally[1][related] = row.facts
-            else:
-                tally[1].pop(related, None)
-        if not tally[0] and not tally[1]:
-            del self._tally[row.namespace]
+        _count(self.kind, self._tally, row, sign)
 
     def status_tally(self, namespaces):
         """(buckets counted from the rows' facts alone, [{key: facts}] of the rows whose bucket
@@ -470,12 +530,9 @@ class Store:
         if kind is None or kind.status_split is None:
             return None
         if self._tally is None:
-            self._tally = {}
-            for row in self.rows.values():
-                if row.facts is None:
-                    self._tally = None
-                    return None
-                self._count(row, 1)
+            self._tally = _tally_of(kind, self.rows.values())
+            if self._tally is None:
+                return None
         counts = collections.Counter()
         pending = []
         for ns in (set(namespaces) if namespaces else list(self._tally)):
@@ -508,6 +565,92 @@ class ScopeView:
 
     def scoped(self):
         return self.store.scope(self.namespaces)
+
+
+def _bucket_row(buckets, value_of, row):
+    for value in value_of(row.obj):
+        bucket = buckets.get(value)
+        if bucket is None:
+            bucket = buckets[value] = {}
+        bucket[(row.namespace + "/", row.name)] = row
+
+
+def _state_of(rows, value_ofs):
+    """(namespace -> sorted names, index name -> buckets) of a rows dict."""
+    names = {}
+    for namespace, name in rows:
+        names.setdefault(namespace, []).append(name)
+    for values in names.values():
+        values.sort()
+    buckets = {}
+    for index_name, value_of in value_ofs.items():
+        buckets[index_name] = found = {}
+        for row in rows.values():
+            _bucket_row(found, value_of, row)
+    return names, buckets
+
+
+def _count(kind, tally, row, sign):
+    found = tally.get(row.namespace)
+    if found is None:
+        found = tally[row.namespace] = (collections.Counter(), {})
+    bucket, related = kind.status_split(row.facts)
+    if bucket:
+        found[0][bucket] += sign
+        if not found[0][bucket]:
+            del found[0][bucket]
+    if related is not None:
+        if sign > 0:
+            found[1][related] = row.facts
+        else:
+            found[1].pop(related, None)
+    if not found[0] and not found[1]:
+        del tally[row.namespace]
+
+
+def _tally_of(kind, rows):
+    """The list status counters of ``rows`` (namespace -> (Counter, {key: facts})), or None
+    when a row has no facts."""
+    tally = {}
+    for row in rows:
+        if row.facts is None:
+            return None
+        _count(kind, tally, row, 1)
+    return tally
+
+
+def _relist_plan(kind, live, rows, value_ofs, specs, counting):
+    """A re-list's plan, made in the executor: ([(old, new)] the changes from ``live``, None)
+    when they are few enough to apply as events, else (None, the whole new state: (rows dict,
+    names, buckets, a SortedIndex per spec of ``specs``, the status counters when
+    ``counting``)). ``live`` is only read with single dict operations (get, a copy of its
+    items), each whole under the GIL; the caller checks the store did not change meanwhile."""
+    fresh = {(row.namespace, row.name): row for row in rows}
+    get = live.get
+    changes = []
+    for key, row in fresh.items():
+        old = get(key)
+        if old is not row:
+            changes.append((old, row))
+    changes += [(row, None) for key, row in list(live.items()) if key not in fresh]
+    if live and (len(changes) <= SMALL_RELIST or len(changes) <= len(live) * SMALL_SHARE):
+        return changes, None
+    del changes
+    names, buckets = _state_of(fresh, value_ofs)
+    sorted_indexes = [SortedIndex(spec, fresh.values()) for spec in specs]
+    counters = _tally_of(kind, fresh.values()) if counting else None
+    return None, (fresh, names, buckets, sorted_indexes, counters)
+
+
+def _drop(previous):
+    """Frees a previous state in the executor: its rows dict (only the store had it) one item
+    at a time, the rest first, at once (buckets and sorted indexes may be in a reader's hands:
+    never emptied, only let go). Freeing 150,000 rows in one call would hold the GIL, and so
+    the event loop, throughout; one at a time, the loop gets it back every switch interval."""
+    rows = previous.pop(0)
+    previous.clear()
+    while rows:
+        rows.popitem()
 
 
 def freeze_heap():

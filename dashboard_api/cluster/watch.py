@@ -7,12 +7,13 @@ a LIST; other failures back off, doubling up to ``MAX_BACKOFF``. The watch strea
 Tornado's HTTP client with a streaming callback: no thread per watch. LIST pages are decoded and
 turned into rows in the executor.
 
-The consumer gets ``replace(rows, version)``, ``apply(type, row, version)`` and ``state(name)``
-calls; ``to_row(obj)`` turns a decoded object into what it stores (it runs in the executor for
-LIST pages and on the event loop for single events).
+The consumer gets ``relist(rows, version, run)`` (a coroutine, awaited; ``run`` runs a function
+in the executor), ``apply(type, row, version)`` and ``state(name)`` calls; ``to_row(obj)`` turns
+a decoded object into what it stores (it runs in the executor for LIST pages and on the event
+loop for single events).
 
 A re-list (after a 410, a failed watch) is reported as ``state("syncing")`` and ends with one
-``replace``: the consumer keeps answering from what it has meanwhile (cache/store.py). With
+``relist``: the consumer keeps answering from what it has meanwhile (cache/store.py). With
 ``reuse(obj)`` (the store's ``reusable``), an object whose uid and resourceVersion did not change
 keeps its live row, so a re-list holds the old store plus only what changed, never a second full
 copy. LIST pages and watch events are decoded with msgspec (faster than ujson, and it shares dict
@@ -181,7 +182,9 @@ class Reflector:
                 await asyncio.wait([jobs[-3]])
             if not meta.get("continue"):
                 rows = [row for job in jobs for row in await job]
-                self.consumer.replace(rows, meta.get("resourceVersion"))
+                del jobs[:]
+                await self.consumer.relist(rows, meta.get("resourceVersion"),
+                                           self.cluster.executor.run)
                 return meta.get("resourceVersion")
             params["continue"] = meta["continue"]
         raise ApiError(500, "listing %s did not end" % self.resource.plural)

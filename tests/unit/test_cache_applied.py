@@ -151,7 +151,10 @@ def test_a_relist_settles_what_it_holds():
         writing = asyncio.ensure_future(settle(cache, "POST", DEPLOYMENTS,
                                                reply(deployment(version="20")), 5))
         await asyncio.sleep(0)
-        cache.cached.replace([row_of(None, deployment(version="20"))], "25")
+        async def inline(fn, *args):   # the executor's run, in the test's thread
+            return fn(*args)
+
+        await cache.cached.relist([row_of(None, deployment(version="20"))], "25", inline)
         assert await writing is True
     run(scenario())
 
