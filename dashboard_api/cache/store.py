@@ -168,7 +168,8 @@ class Store:
         self._tally = None          # namespace -> list status counters, once asked for
         self._building = {}         # sort spec -> (future, events meanwhile), being built
         self._filtered = collections.OrderedDict()   # (spec, filters) -> FilteredIndex
-        self._broad = collections.OrderedDict()      # (spec, filters) found broad -> events then
+        self._broad = collections.OrderedDict()      # (spec, filters) found broad -> changes then
+        self._changes = 0           # objects changed by events or re-lists (for _broad)
 
     def __len__(self):
         return len(self.rows)
@@ -229,7 +230,8 @@ class Store:
     def _swap(self, rows, names, buckets, sorted_indexes, tally, resource_version):
         """A whole new state in, O(1) on the event loop: every selection's version changes.
         Returns the previous state's parts, for ``_drop`` (freeing them holds the GIL)."""
-        previous = [self.rows, self.names, self._tally, *self._sorted.values()]
+        previous = [self.rows, self.names, self._tally, *self._sorted.values(),
+                    *self._filtered.values()]
         previous += [index.buckets for index in self.indexes.values()]   # rows first
         self.rows = rows
         self.names = names
@@ -407,6 +409,7 @@ class Store:
         """One event: ``old`` (None: none) became ``new`` (None: deleted). O(log n)."""
         if old is None and new is None:
             return
+        self._changes += 1
         for index in self._sorted.values():
             index.change(old, new)
         for index in self._filtered.values():
@@ -477,7 +480,7 @@ class Store:
             self._filtered.move_to_end(key)
             return index
         decided = self._broad.get(key)
-        if decided is not None and self.events - decided <= len(self.rows) // FILTER_BROAD:
+        if decided is not None and self._changes - decided <= len(self.rows) // FILTER_BROAD:
             return None        # still broad: not enough has changed since it was found so
         building_key = ("filtered",) + key
         building = self._building.get(building_key)
@@ -507,7 +510,7 @@ class Store:
     def _keep_filtered(self, key, index):
         """Keeps a built FilteredIndex, or remembers that the filter was broad (bounded)."""
         if index is None:
-            self._broad[key] = self.events
+            self._broad[key] = self._changes
             self._broad.move_to_end(key)
             while len(self._broad) > 64:
                 self._broad.popitem(last=False)
