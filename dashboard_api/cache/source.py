@@ -23,6 +23,8 @@ from dashboard_api.cache.store import SYNCING
 from dashboard_api.errors import ApiError
 
 SYNC_WAIT = 10.0
+# Seconds a request refused before its kind's first sync is told to wait before asking again.
+RETRY_AFTER = 2
 
 
 class CacheSource:
@@ -49,7 +51,9 @@ class CacheSource:
             # the first sync: wait for it rather than each request listing everything itself
             if not await store.wait_first_sync(self.sync_wait):
                 if store.state == SYNCING:
-                    raise NotSynced(max(1, math.ceil(self.sync_wait)))
+                    # a short Retry-After: the retry waits for the sync again (up to
+                    # sync_wait), so it is answered as soon as the kind has synced
+                    raise NotSynced(min(RETRY_AFTER, max(1, math.ceil(self.sync_wait))))
                 return None, ()   # it became unavailable meanwhile
         fetch.cache_age = max(getattr(fetch, "cache_age", 0.0), store.staleness())
         return store, names
