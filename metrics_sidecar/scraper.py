@@ -69,7 +69,8 @@ def build(node_metrics, pod_metrics, pods):
     ``pod_facts``."""
     by_namespace, claims = {}, []
     for facts in map(pod_facts, pods):
-        by_namespace.setdefault(facts[0], {})[facts[1]] = facts
+        if facts is not None:
+            by_namespace.setdefault(facts[0], {})[facts[1]] = facts
     rows = []
     for usage in map(pod_usage, pod_metrics):
         if usage is None:

@@ -25,6 +25,7 @@ when the store is not known to be current (None while a watch is established and
 import asyncio
 import bisect
 import collections
+import functools
 import gc
 import time
 
@@ -166,7 +167,7 @@ class Store:
         self._replaced = 0          # generation of the last full LIST
         self._sorted = collections.OrderedDict()   # sort spec -> SortedIndex (issue #19)
         self._tally = None          # namespace -> list status counters, once asked for
-        self._building = {}         # sort spec -> (future, events meanwhile), being built
+        self._building = {}         # index key -> (future, events meanwhile), being built
         self._filtered = collections.OrderedDict()   # (spec, filters) -> FilteredIndex
         self._broad = collections.OrderedDict()      # (spec, filters) found broad -> changes then
         self._changes = 0           # objects changed by events or re-lists (for _broad)
@@ -436,44 +437,23 @@ class Store:
         return index
 
     async def ensure_index(self, spec, run):
-        """Makes sure the SortedIndex of ``spec`` exists; one of a large store is built by
-        ``run`` (the executor) from a copy of the rows, the events that arrive meanwhile
-        applied to it afterwards, so the event loop never sorts the whole store. Callers of
-        the same spec share one build."""
+        """Makes sure the SortedIndex of ``spec`` exists; one of a large store is built in the
+        executor (``_build_off_loop``), so the event loop never sorts the whole store."""
         spec = tuple(spec)
         if spec in self._sorted or len(self.rows) < OFF_LOOP_BUILD:
             return self.sorted_index(spec)
-        building = self._building.get(spec)
-        if building is not None:
-            await asyncio.shield(building[0])
-            return self.sorted_index(spec)
-        future = asyncio.get_running_loop().create_future()
-        log = []
-        self._building[spec] = (future, log)
-        try:
-            for _ in range(RELIST_TRIES):   # a re-list swapped the rows in meanwhile: again
-                replaced = self._replaced
-                del log[:]
-                index = await run(SortedIndex, spec, list(self.rows.values()))
-                if spec in self._sorted:
-                    break
-                if self._replaced == replaced:
-                    for old, new in log:
-                        index.change(old, new)
-                    self._sorted[spec] = index
-                    while len(self._sorted) > SORTED_INDEXES:
-                        self._sorted.popitem(last=False)
-                    break
-        finally:
-            del self._building[spec]
-            future.set_result(None)
+        index, built = await self._build_off_loop(spec, functools.partial(SortedIndex, spec),
+                                                  run)
+        if built and spec not in self._sorted:
+            self._sorted[spec] = index
+            while len(self._sorted) > SORTED_INDEXES:
+                self._sorted.popitem(last=False)
         return self.sorted_index(spec)
 
     async def ensure_filtered(self, spec, filters, props, run):
         """The FilteredIndex of ``filters`` sorted by ``spec``, kept per event from now on, or
-        None when the filter is broad (then the caller walks the sorted index). Built as
-        ``ensure_index`` builds: a large store's in the executor, with the events of meanwhile
-        applied after; callers of the same key share one build."""
+        None when the filter is broad (then the caller walks the sorted index). A large
+        store's is built in the executor (``_build_off_loop``)."""
         key = (tuple(spec), tuple(filters))
         index = self._filtered.get(key)
         if index is not None:
@@ -482,29 +462,40 @@ class Store:
         decided = self._broad.get(key)
         if decided is not None and self._changes - decided <= len(self.rows) // FILTER_BROAD:
             return None        # still broad: not enough has changed since it was found so
-        building_key = ("filtered",) + key
-        building = self._building.get(building_key)
+        make = functools.partial(filtered_index, key[0], key[1], props, broad=FILTER_BROAD)
+        if len(self.rows) < OFF_LOOP_BUILD:
+            return self._keep_filtered(key, make(self.rows.values()))
+        index, built = await self._build_off_loop(("filtered",) + key, make, run)
+        if not built:          # built by another caller, or the rows kept being replaced
+            return self._filtered.get(key)
+        return self._keep_filtered(key, index)
+
+    async def _build_off_loop(self, key, make, run):
+        """(``make(rows)`` over a copy of the rows, run by ``run`` (the executor), with the
+        events that arrived meanwhile applied to it (``change``), True); done again when a
+        re-list swapped the rows in meanwhile, at most RELIST_TRIES times. Callers of the same
+        ``key`` share one build: the others wait for it and get (None, False), as does the
+        builder when every try was overtaken."""
+        building = self._building.get(key)
         if building is not None:
             await asyncio.shield(building[0])
-            return self._filtered.get(key)
-        if len(self.rows) < OFF_LOOP_BUILD:
-            return self._keep_filtered(key, filtered_index(
-                key[0], key[1], props, self.rows.values(), FILTER_BROAD))
+            return None, False
         future = asyncio.get_running_loop().create_future()
         log = []
-        self._building[building_key] = (future, log)
-        replaced = self._replaced
+        self._building[key] = (future, log)
         try:
-            index = await run(filtered_index, key[0], key[1], props, list(self.rows.values()),
-                              FILTER_BROAD)
-            if self._replaced != replaced:
-                return None    # a re-list replaced the rows meanwhile: walk this time
-            if index is not None:
-                for old, new in log:
-                    index.change(old, new)
-            return self._keep_filtered(key, index)
+            for _ in range(RELIST_TRIES):
+                replaced = self._replaced
+                del log[:]
+                made = await run(make, list(self.rows.values()))
+                if self._replaced == replaced:
+                    if made is not None:
+                        for old, new in log:
+                            made.change(old, new)
+                    return made, True
+            return None, False
         finally:
-            del self._building[building_key]
+            del self._building[key]
             future.set_result(None)
 
     def _keep_filtered(self, key, index):

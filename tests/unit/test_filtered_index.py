@@ -87,7 +87,7 @@ def test_a_build_in_the_executor_takes_in_the_events_of_meanwhile(monkeypatch):
         return fn(*args)
 
     index = _filtered(store, kind, query, run)
-    assert calls == [filtered_index]
+    assert [call.func for call in calls] == [filtered_index]
     assert [r.name for r in index.all] == ["web-0", "web-2", "web-new"]
     assert _filtered(store, kind, query, run) is index and len(calls) == 1   # kept
 

@@ -35,7 +35,7 @@ def line(kind, obj):
     return (json.dumps({"type": kind, "object": obj}) + "\n").encode()
 
 
-def test_the_struct_decoding_keeps_what_the_dict_path_keeps():
+def test_a_list_page_and_a_decoded_pod_give_the_same_facts():
     a, b = pod("p", "u1", claim="data"), pod("q", "u2")
     listed = podfacts._page("/api/v1/pods", page([a, b])).facts
     assert listed == [podfacts.pod_facts(a), podfacts.pod_facts(b)]
