@@ -191,14 +191,25 @@
     say("namespaces-note", total > names.length
       ? "The first " + names.length + " of " + total + " namespaces." : "");
     if (names.length) {
-      const wanted = names.includes(state.namespace) ? state.namespace
+      const chosen = state.namespace || namespaceInUrl();
+      const wanted = names.includes(chosen) ? chosen
         : names.includes("default") ? "default" : names[0];
       await selectNamespace(wanted);
     }
   }
 
+  // The chosen namespace is the URL's fragment, so a reload or a bookmark keeps it.
+  function namespaceInUrl() {
+    try {
+      return decodeURIComponent(location.hash.slice(1));
+    } catch (e) {
+      return "";
+    }
+  }
+
   async function selectNamespace(name) {
     state.namespace = name;
+    history.replaceState(null, "", "#" + encodeURIComponent(name));
     for (const button of $("namespaces").querySelectorAll("button")) {
       button.setAttribute("aria-current", String(button.dataset.namespace === name));
     }
