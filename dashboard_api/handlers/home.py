@@ -17,7 +17,7 @@ import tornado.web
 from dashboard_api.handlers.static import FRAME_HEADERS, INDEX, NO_CACHE, UiFileHandler
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "home")
-FILES = (INDEX, "home.css", "home.js")
+FILES = (INDEX, "home.css", "home.js", "favicon.svg")
 PATTERN = r"/(|%s)$" % "|".join(name.replace(".", r"\.") for name in FILES)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
        "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")

@@ -11,6 +11,7 @@
   const PAGE_NAMESPACES = 200;
   const PAGE_PODS = 100;
   const METRICS = "cpu/usage,memory/usage";
+  const ALL = ""; // the namespace choice "All namespaces"
   const STATUS_CLASS = {
     Running: "status-ok", Succeeded: "status-ok", Completed: "status-ok",
     Pending: "status-warn", ContainerCreating: "status-warn", Terminating: "status-warn",
@@ -178,8 +179,8 @@
     const list = $("namespaces");
     list.replaceChildren();
     const names = (body.namespaces || []).map((ns) => ns.objectMeta.name);
-    for (const name of names) {
-      const button = element("button", name);
+    for (const name of [ALL].concat(names)) {
+      const button = element("button", name || "All namespaces");
       button.type = "button";
       button.dataset.namespace = name;
       button.addEventListener("click", () => selectNamespace(name));
@@ -190,12 +191,8 @@
     const total = body.listMeta ? body.listMeta.totalItems : names.length;
     say("namespaces-note", total > names.length
       ? "The first " + names.length + " of " + total + " namespaces." : "");
-    if (names.length) {
-      const chosen = state.namespace || namespaceInUrl();
-      const wanted = names.includes(chosen) ? chosen
-        : names.includes("default") ? "default" : names[0];
-      await selectNamespace(wanted);
-    }
+    const chosen = state.namespace === null ? namespaceInUrl() : state.namespace;
+    await selectNamespace(names.includes(chosen) ? chosen : ALL);
   }
 
   // The chosen namespace is the URL's fragment, so a reload or a bookmark keeps it.
@@ -209,7 +206,7 @@
 
   async function selectNamespace(name) {
     state.namespace = name;
-    history.replaceState(null, "", "#" + encodeURIComponent(name));
+    history.replaceState(null, "", name ? "#" + encodeURIComponent(name) : location.pathname);
     for (const button of $("namespaces").querySelectorAll("button")) {
       button.setAttribute("aria-current", String(button.dataset.namespace === name));
     }
@@ -245,14 +242,15 @@
 
   async function loadPods() {
     const namespace = state.namespace;
-    $("pods-title").textContent = "Pods in " + namespace;
+    $("pods-title").textContent = "Pods in " + (namespace || "all namespaces");
     say("overview-message", "");
     let body;
     try {
-      body = await api("/api/v1/pod/" + segment(namespace) + "?itemsPerPage=" + PAGE_PODS
+      body = await api("/api/v1/pod" + (namespace ? "/" + segment(namespace) : "")
+        + "?itemsPerPage=" + PAGE_PODS
         + "&sortBy=a,name&metricNames=" + encodeURIComponent(METRICS), true);
     } catch (e) {
-      failed("Listing the pods of " + namespace, e);
+      failed("Listing the pods", e);
       return;
     }
     if (namespace !== state.namespace) return; // another namespace was chosen meanwhile
@@ -263,7 +261,9 @@
       const name = pod.objectMeta.name;
       const row = element("tr");
       row.dataset.pod = name;
+      row.dataset.namespace = pod.objectMeta.namespace;
       row.appendChild(element("td", name));
+      row.appendChild(element("td", pod.objectMeta.namespace));
       row.appendChild(element("td", pod.status, STATUS_CLASS[pod.status] || "status-bad"));
       row.appendChild(element("td", pod.restartCount, "number"));
       row.appendChild(element("td", cpu(latest(pod.metrics, "cpu/usage")), "number"));
@@ -271,13 +271,13 @@
       const cell = element("td");
       const button = element("button", "Log", "link");
       button.type = "button";
-      button.addEventListener("click", () => showLog(namespace, pod));
+      button.addEventListener("click", () => showLog(pod));
       cell.appendChild(button);
       row.appendChild(cell);
       rows.appendChild(row);
     }
     const notes = [];
-    if (!pods.length) notes.push("No pods in this namespace.");
+    if (!pods.length) notes.push(namespace ? "No pods in this namespace." : "No pods.");
     const total = body.listMeta ? body.listMeta.totalItems : pods.length;
     if (total > pods.length) notes.push("The first " + pods.length + " of " + total + " pods.");
     if (body.warning) notes.push("No CPU and memory: " + body.warning);
@@ -290,18 +290,19 @@
     return (pod.containerStatuses || []).map((c) => c.name).filter(Boolean);
   }
 
-  async function showLog(namespace, pod, container) {
+  async function showLog(pod, container) {
+    const namespace = pod.objectMeta.namespace;
     const name = pod.objectMeta.name;
-    state.pod = name;
+    state.pod = namespace + "/" + name;
     const names = containersOf(pod);
     const choice = $("containers");
     choice.replaceChildren();
     for (const c of names) choice.appendChild(element("option", c));
     $("container-choice").hidden = names.length < 2;
     if (container) choice.value = container;
-    choice.onchange = () => showLog(namespace, pod, choice.value);
+    choice.onchange = () => showLog(pod, choice.value);
     $("log").hidden = false;
-    $("log-title").textContent = "Log of " + name;
+    $("log-title").textContent = "Log of " + namespace + "/" + name;
     $("log-lines").textContent = "Loading…";
     let path = "/api/v1/log/" + segment(namespace) + "/" + segment(name);
     if (container) path += "/" + segment(container);
@@ -316,10 +317,11 @@
       $("log-lines").textContent = "The log cannot be read (" + e.status + "): " + e.message;
       return;
     }
-    if (state.pod !== name) return;
+    if (state.pod !== namespace + "/" + name) return;
     const info = body.info || {};
     const shown = info.containerName || info.initContainerName || container || "";
-    $("log-title").textContent = "Log of " + name + (shown ? " / " + shown : "");
+    $("log-title").textContent = "Log of " + namespace + "/" + name
+      + (shown ? " (container " + shown + ")" : "");
     if (shown) choice.value = shown;
     // --web-ui-compat sends upstream's {timestamp, content} objects instead of strings.
     const lines = (body.logs || []).map((line) =>

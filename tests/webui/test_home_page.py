@@ -86,7 +86,7 @@ def wait_for_metrics(page, name, timeout=30):
     deadline = time.monotonic() + timeout
     while True:
         row = cells(page, name)
-        if row and row[3] != "-" and row[4] != "-":
+        if row and row[4] != "-" and row[5] != "-":
             return row
         assert time.monotonic() < deadline, "no CPU and memory for %s: %r (%s)" % (
             name, row, page.text_content("#pods-note"))
@@ -98,6 +98,9 @@ def wait_for_metrics(page, name, timeout=30):
 def test_the_home_page_signs_in_and_shows_the_cluster(page, home_gateway, home_ns, cluster,
                                                       admin_token):
     gw = home_gateway
+    # Whatever the CSP blocked or failed to load would be a console error.
+    errors = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     page.goto(gw.url + "/")
     expect(page.locator("#version")).to_have_text(VERSION)
     expect(page.locator("#cluster")).to_have_text("shown after sign-in")
@@ -117,8 +120,11 @@ def test_the_home_page_signs_in_and_shows_the_cluster(page, home_gateway, home_n
     assert page.is_hidden("#signin")
     expect(page.locator("#namespaces button[data-namespace='%s']" % home_ns)).to_be_visible()
     expect(page.locator("#namespaces")).to_contain_text("kube-system")
-    # The token stays in this tab: never in the URL (which holds the namespace), never a cookie.
-    assert page.url == gw.url + "/#default"
+    # First all namespaces' pods; the token stays in this tab: never in the URL (whose fragment
+    # holds the namespace chosen), never a cookie.
+    expect(page.locator("#pods-title")).to_have_text("Pods in all namespaces")
+    expect(page.locator("#pods tbody tr").first).to_be_visible()
+    assert page.url == gw.url + "/"
     assert page.evaluate("Object.values(sessionStorage)") == [admin_token]
     assert page.context.cookies() == []
 
@@ -126,17 +132,20 @@ def test_the_home_page_signs_in_and_shows_the_cluster(page, home_gateway, home_n
     expect(page.locator("#pods-title")).to_have_text("Pods in " + home_ns)
     assert page.url == "%s/#%s" % (gw.url, home_ns)
     expect(pod_row(page, "hello")).to_be_visible()
-    name, status, restarts, cpu, memory, _ = wait_for_metrics(page, "hello")
-    assert (name, status, restarts) == ("hello", "Running", "0")
+    name, namespace, status, restarts, cpu, memory, _ = wait_for_metrics(page, "hello")
+    assert (name, namespace, status, restarts) == ("hello", home_ns, "Running", "0")
     assert CPU.match(cpu) and MEMORY.match(memory), (cpu, memory)
 
     pod_row(page, "hello").locator("button", has_text="Log").click()
-    expect(page.locator("#log-title")).to_have_text("Log of hello / app")
+    expect(page.locator("#log-title")).to_have_text("Log of %s/hello (container app)" % home_ns)
     expect(page.locator("#log-lines")).to_contain_text("line 3")
     assert page.text_content("#log-lines").splitlines()[:2] == [
         "starting container app (image busybox, instance 0)", "ready"]
     page.screenshot(path=SCREENSHOT, full_page=True)
     assert os.path.getsize(SCREENSHOT) > 10_000
+
+    # The wrong token's 401 is the one error the console saw.
+    assert [e for e in errors if "401" not in e] == [], errors
 
     # A reload keeps the tab signed in; signing out forgets the token.
     page.reload()
