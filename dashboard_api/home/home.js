@@ -167,18 +167,30 @@
 
   // --- namespaces ----------------------------------------------------------------------------
 
+  // A caller who may not list namespaces still sees "All namespaces" (the gateway gathers the
+  // pods of the namespaces the caller may read) and can name a namespace in the form below.
   async function loadNamespaces() {
-    let body;
+    let names = [];
+    let note = "";
     try {
-      body = await api("/api/v1/namespace?itemsPerPage=" + PAGE_NAMESPACES + "&sortBy=a,name",
-        true);
+      const body = await api("/api/v1/namespace?itemsPerPage=" + PAGE_NAMESPACES
+        + "&sortBy=a,name", true);
+      names = (body.namespaces || []).map((ns) => ns.objectMeta.name);
+      const total = body.listMeta ? body.listMeta.totalItems : names.length;
+      if (total > names.length) {
+        note = "The first " + names.length + " of " + total + " namespaces: name another below.";
+      }
     } catch (e) {
-      failed("Listing namespaces", e);
-      return;
+      if (e.status !== 403) {
+        failed("Listing namespaces", e);
+        return;
+      }
+      note = "This token may not list namespaces (" + e.message + "). Name one below.";
     }
+    const chosen = state.namespace === null ? namespaceInUrl() : state.namespace;
+    if (chosen && !names.includes(chosen)) names.push(chosen); // named by hand or in the URL
     const list = $("namespaces");
     list.replaceChildren();
-    const names = (body.namespaces || []).map((ns) => ns.objectMeta.name);
     for (const name of [ALL].concat(names)) {
       const button = element("button", name || "All namespaces");
       button.type = "button";
@@ -188,11 +200,8 @@
       item.appendChild(button);
       list.appendChild(item);
     }
-    const total = body.listMeta ? body.listMeta.totalItems : names.length;
-    say("namespaces-note", total > names.length
-      ? "The first " + names.length + " of " + total + " namespaces." : "");
-    const chosen = state.namespace === null ? namespaceInUrl() : state.namespace;
-    await selectNamespace(names.includes(chosen) ? chosen : ALL);
+    say("namespaces-note", note);
+    await selectNamespace(chosen || ALL);
   }
 
   // The chosen namespace is the URL's fragment, so a reload or a bookmark keeps it.
@@ -338,6 +347,14 @@
     });
     $("signout").addEventListener("click", () => signOut(""));
     $("refresh").addEventListener("click", () => loadNamespaces());
+    $("namespace-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const name = $("namespace-name").value.trim();
+      if (!name) return;
+      $("namespace-name").value = "";
+      state.namespace = name;
+      loadNamespaces();
+    });
     loadConfig();
     const token = storedToken();
     if (token) signIn(token, true);

@@ -165,3 +165,43 @@ def test_cluster_data_with_markup_is_shown_as_text(page, home_gateway, home_ns, 
     assert page.locator("img").count() == 0
     assert page.evaluate("window.injected") is None
     assert "<img" not in page.inner_html("#log-lines").replace("&lt;img", "")
+
+
+@pytest.fixture
+def team_pod(cluster):
+    """Pod ``home-editor`` in the editor's namespace (the editor may not list namespaces)."""
+    namespace = cluster.editor_namespace
+    run_pod(cluster, namespace, "home-editor")
+    yield namespace, "home-editor"
+    cluster.request("DELETE", "/api/v1/namespaces/%s/pods/home-editor" % namespace,
+                    params={"gracePeriodSeconds": 0})
+
+
+def test_tokens_of_lesser_rights(page, home_gateway, team_pod, editor_token, norights_token):
+    """The editor (team-a only) sees the namespaces it may read and their pods, and may name
+    another namespace; a token with no rights is told what it may not do."""
+    namespace, pod = team_pod
+    page.goto(home_gateway.url + "/")
+    sign_in(page, editor_token)
+    expect(page.locator("#pods-title")).to_have_text("Pods in all namespaces")
+    assert page.locator("#namespaces button").all_text_contents() == ["All namespaces",
+                                                                      namespace]
+    expect(pod_row(page, pod)).to_be_visible(timeout=20_000)  # all the namespaces it may read
+    page.click("#namespaces button[data-namespace='%s']" % namespace)
+    expect(page.locator("#pods-title")).to_have_text("Pods in " + namespace)
+    pod_row(page, pod).locator("button", has_text="Log").click()
+    expect(page.locator("#log-lines")).to_contain_text("ready")
+    # A namespace named by hand, which this token may not read: the API server's 403, said.
+    page.fill("#namespace-name", "kube-system")
+    page.click("#namespace-form button")
+    expect(page.locator("#pods-title")).to_have_text("Pods in kube-system")
+    expect(page.locator("#namespaces button[aria-current=true]")).to_have_text("kube-system")
+    expect(page.locator("#overview-message")).to_contain_text("Listing the pods failed (403)")
+    assert page.url == home_gateway.url + "/#kube-system"
+
+    page.click("#signout")
+    page.goto(home_gateway.url + "/")
+    sign_in(page, norights_token)
+    expect(page.locator("#namespaces-note")).to_contain_text(
+        "This token may not list namespaces")
+    expect(page.locator("#overview-message")).to_contain_text("Listing the pods failed (403)")
