@@ -127,9 +127,10 @@
         say("signin-message", quietly
           ? "The token of this tab is no longer accepted by the cluster: sign in again."
           : "The cluster did not accept this token (401 Unauthorized). Check that you pasted "
-            + "the whole token bin/dashboard printed.");
+            + "the whole token (bin/dashboard prints one for its local cluster).");
       } else {
-        say("signin-message", "Sign-in failed (" + e.status + "): " + e.message);
+        say("signin-message", "Sign-in failed" + (e.status ? " (" + e.status + ")" : "") + ": "
+          + e.message);
       }
       return;
     }

@@ -110,7 +110,7 @@ def test_the_home_page_signs_in_and_shows_the_cluster(page, home_gateway, home_n
     sign_in(page, "not-a-token-of-this-cluster")
     expect(page.locator("#signin-message")).to_have_text(
         "The cluster did not accept this token (401 Unauthorized). Check that you pasted the "
-        "whole token bin/dashboard printed.")
+        "whole token (bin/dashboard prints one for its local cluster).")
     assert page.is_hidden("#overview")
     assert page.evaluate("sessionStorage.length") == 0
 
