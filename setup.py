@@ -8,6 +8,8 @@ setup(
     description="HTTP/JSON gateway for the Kubernetes Dashboard web UI",
     packages=find_packages(include=["dashboard_api", "dashboard_api.*",
                                     "metrics_sidecar", "metrics_sidecar.*"]),
+    # The home page's files (dashboard_api/home, served at / without --web-root).
+    package_data={"dashboard_api": ["home/*.html", "home/*.css", "home/*.js", "home/*.svg"]},
     python_requires=">=3.9",
     install_requires=[
         "tornado>=6.2",

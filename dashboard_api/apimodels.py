@@ -147,6 +147,8 @@ RECORDS = {
     "LoginRequest": obj({"token": STRING, "kubeConfig": STRING}),
     "LoginResponse": obj({"token": STRING}, required=("token",)),
     "Me": obj({"name": STRING, "authenticated": BOOLEAN}, required=("authenticated",)),
+    "Cluster": obj({"apiServer": STRING, "kubernetesVersion": STRING, "platform": STRING},
+                   required=("apiServer", "kubernetesVersion", "platform")),
     "LogResult": obj({
         "info": obj({"podName": STRING, "containerName": STRING, "initContainerName": STRING,
                      "fromDate": nullable(STRING), "toDate": nullable(STRING),
@@ -275,6 +277,7 @@ OPERATIONS = {
     "csrftoken": {"get": Op(schema=ref("CsrfToken"))},
     "login": {"post": Op(schema=ref("LoginResponse"), body=ref("LoginRequest"))},
     "me": {"get": Op(schema=ref("Me"))},
+    "cluster": {"get": Op(schema=ref("Cluster"))},
     "settings-global": {"get": Op(schema=ref("GlobalSettings")),
                         "put": Op(204, body=ref("GlobalSettings"))},
     "settings": {"get": Op(schema=ref("GlobalSettings")),

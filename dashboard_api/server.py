@@ -19,7 +19,7 @@ from dashboard_api.cache.passthrough import ChunkedList, ListSlots
 from dashboard_api.cache.source import CacheSource, NamespaceCandidates
 from dashboard_api.cache.telemetry import CacheCollector
 from dashboard_api.context import Context
-from dashboard_api.handlers import static
+from dashboard_api.handlers import home, static
 from dashboard_api.handlers.base import NotFoundHandler
 from dashboard_api.handlers.settings import SettingsStore
 from dashboard_api.listing import Pipeline
@@ -66,8 +66,10 @@ def make_app(ctx):
     specs = routes.url_specs(ctx.routes or served_routes(ctx.options.mode))
     specs[:0] = terminal.sockjs_urls(ctx.terminals,  # /api/sockjs, ahead of any catch-all
                                      proxies=proxies.of(ctx.options))
-    if ctx.options.web_root and "web" in COMPONENTS[ctx.options.mode]:
-        specs.append(static.url_spec(ctx.options.web_root))
+    if "web" in COMPONENTS[ctx.options.mode]:
+        # The web UI's files with --web-root, else the gateway's own home page.
+        specs.append(static.url_spec(ctx.options.web_root) if ctx.options.web_root
+                     else home.url_spec())
     # The terminal's websocket frames are bounded like bodies (xhr_send is a body already).
     app = Application(specs, default_handler_class=NotFoundHandler, compress_response=True,
                       log_function=requestlog.outgoing,

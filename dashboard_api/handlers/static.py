@@ -36,11 +36,23 @@ FRAME_HEADERS = {"X-Frame-Options": "DENY",
                  "X-Content-Type-Options": "nosniff"}
 
 
-class StaticHandler(tornado.web.StaticFileHandler):
+class UiFileHandler(tornado.web.StaticFileHandler):
+    """Files of a web page: ``HEADERS`` on every answer, errors as the gateway's JSON."""
+
+    HEADERS = FRAME_HEADERS
+
     def set_default_headers(self):
-        for name, value in FRAME_HEADERS.items():
+        for name, value in self.HEADERS.items():
             self.set_header(name, value)
 
+    def write_error(self, status_code, **kwargs):
+        error = ApiError(status_code, "page not found" if status_code == 404 else
+                         self._reason)
+        self.set_header("Content-Type", "application/json; charset=UTF-8")
+        self.finish(ujson.dumps(error.body()))
+
+
+class StaticHandler(UiFileHandler):
     def initialize(self, path, localized):
         super().initialize(path)
         self.base = path
@@ -66,12 +78,6 @@ class StaticHandler(tornado.web.StaticFileHandler):
             path = INDEX
             self.set_header("Cache-Control", NO_CACHE)
         await super().get(path, include_body)
-
-    def write_error(self, status_code, **kwargs):
-        error = ApiError(status_code, "page not found" if status_code == 404 else
-                         self._reason)
-        self.set_header("Content-Type", "application/json; charset=UTF-8")
-        self.finish(ujson.dumps(error.body()))
 
 
 def url_spec(web_root):

@@ -1,11 +1,14 @@
 """Web-facing records (/config, banner, locales), UI files, /apidocs.json and the modes."""
 
 import json
+import os
+import re
 import time
 
 import pytest
 
 from dashboard_api import routes, server
+from dashboard_api.handlers import home
 from dashboard_api.locales import DEFAULT_IDS
 from dashboard_api.version import VERSION
 from tests.gateway.helpers import assert_error
@@ -77,6 +80,10 @@ def test_web_root_with_single_page_app_fallback(start_gateway, tmp_path):
     assert_error(gw.get("/api/v1/no-such-route"), 404, "NotFound")
     assert_error(gw.get("/api"), 404)
     assert "serverTime" in gw.get("/config").json()
+    # The home page is not served beside a web root: its file names are the UI's routes.
+    home = gw.get("/home.js")
+    assert home.status == 200 and home.data == b"<html>index</html>"
+    assert index.headers["Content-Security-Policy"] == "frame-ancestors 'none'"
 
 
 def test_web_root_per_locale(start_gateway, tmp_path):
@@ -124,10 +131,70 @@ def test_mode_dashboard_serves_every_component(gateway, admin_token):
     for path in ("/config", "/settings", "/systembanner", "/api/v1/systembanner", "/metrics"):
         assert gateway.get(path).status == 200, path
     assert gateway.get("/api/v1/me", token=admin_token).status == 200
-    # No --web-root: / is not served.
-    assert_error(gateway.get("/"), 404)
+    # No --web-root: / is the home page (test_home_page_without_web_root).
+    assert gateway.get("/").status == 200
 
 
 def test_unknown_paths_and_methods_get_json_errors(gateway):
     assert_error(gateway.get("/api/v1/nope"), 404, "NotFound")
     assert_error(gateway.request("DELETE", "/config"), 405)
+
+
+HOME_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+            "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def test_home_page_without_web_root(gateway):
+    """Without --web-root, / is the gateway's own page (dashboard_api/home) under a strict CSP."""
+    for path in ("/", "/index.html"):
+        page = gateway.get(path)
+        assert page.status == 200, page
+        assert page.headers["Content-Type"].startswith("text/html")
+        assert page.headers["Content-Security-Policy"] == HOME_CSP
+        assert page.headers["X-Frame-Options"] == "DENY"
+        assert page.headers["X-Content-Type-Options"] == "nosniff"
+        assert page.headers["Referrer-Policy"] == "no-referrer"
+        assert page.headers["Cache-Control"] == "no-cache, no-store, must-revalidate"
+        assert b'<script src="home.js" defer></script>' in page.data
+        assert "Set-Cookie" not in page.headers
+    for name, media in (("home.js", "javascript"), ("home.css", "text/css"),
+                        ("favicon.svg", "image/svg+xml")):
+        reply = gateway.get("/" + name)
+        assert reply.status == 200 and media in reply.headers["Content-Type"], name
+        assert reply.headers["Content-Security-Policy"] == HOME_CSP
+        with open(os.path.join(home.ROOT, name), "rb") as f:
+            assert reply.data == f.read()
+    # Only the page's own files: anything else is still the JSON 404.
+    for path in ("/home.js/", "/main.js", "/home", "/..%2fsetup.py", "/workloads"):
+        assert_error(gateway.get(path), 404)
+    assert_error(gateway.get("/api/v1/no-such-route"), 404, "NotFound")
+
+
+def test_home_page_loads_nothing_from_elsewhere_and_runs_no_inline_code():
+    """The CSP would block both; this says so before a browser does: every script and style
+    is a file of the page, no handler attributes, no other origin."""
+    with open(os.path.join(home.ROOT, "index.html")) as f:
+        html = f.read()
+    assert re.findall(r"<script\b[^>]*>", html) == ['<script src="home.js" defer>']
+    assert "<style" not in html and not re.search(r"\son\w+\s*=", html)
+    assert "style=" not in html
+    for name in home.FILES:
+        with open(os.path.join(home.ROOT, name)) as f:
+            text = f.read()
+        text = text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # a name, not a load
+        assert not re.search(r"(https?:)?//[\w.-]+\.\w+/", text), name
+        if name.endswith(".js"):
+            assert "innerHTML" not in text and "insertAdjacentHTML" not in text, name
+            assert "document.cookie" not in text and "eval(" not in text, name
+
+
+def test_cluster_route(gateway, cluster, admin_token, norights_token):
+    """/api/v1/cluster: the API server and its version, for a token the cluster accepts."""
+    body = gateway.get("/api/v1/cluster", token=admin_token).json()
+    assert body["apiServer"] == cluster.url.rstrip("/")
+    assert body["kubernetesVersion"].startswith("v1.20.")
+    assert body["platform"].startswith("linux/")
+    # Any identity the API server accepts may know which cluster it is.
+    assert gateway.get("/api/v1/cluster", token=norights_token).json() == body
+    assert_error(gateway.get("/api/v1/cluster"), 401)
+    assert_error(gateway.get("/api/v1/cluster", token="not-a-token"), 401)

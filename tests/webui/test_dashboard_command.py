@@ -61,4 +61,6 @@ def test_web_root_turns_the_switch_on(dashboard, tmp_path):
     assert unauthorized_body(explicit).startswith(b"{")
     plain = dashboard()
     assert unauthorized_body(plain).startswith(b"{")
-    assert plain.get("/").status == 404
+    # Without a web root, / is the gateway's own home page (tests/webui/test_home_page.py).
+    home = plain.get("/")
+    assert home.status == 200 and b'<script src="home.js" defer>' in home.data

@@ -1,0 +1,363 @@
+// The gateway's home page: what runs, sign-in with a bearer token, then a first look through
+// the API (namespaces, pods with status, CPU and memory, a pod's log).
+//
+// Everything from the cluster is put into the page with textContent, never as markup. The
+// token lives in this tab's sessionStorage and goes out only in the Authorization header;
+// requests never carry cookies (credentials: "omit").
+"use strict";
+
+(function () {
+  const TOKEN_KEY = "dashboard-api.token";
+  const PAGE_NAMESPACES = 200;
+  const PAGE_PODS = 100;
+  const METRICS = "cpu/usage,memory/usage";
+  const ALL = ""; // the namespace choice "All namespaces"
+  const STATUS_CLASS = {
+    Running: "status-ok", Succeeded: "status-ok", Completed: "status-ok",
+    Pending: "status-warn", ContainerCreating: "status-warn", Terminating: "status-warn",
+    Unknown: "status-warn",
+  };
+
+  const state = { token: null, namespace: null, pod: null };
+  const $ = (id) => document.getElementById(id);
+
+  class HttpError extends Error {
+    constructor(status, message) {
+      super(message);
+      this.status = status;
+    }
+  }
+
+  // --- the token: this tab only --------------------------------------------------------------
+
+  function storedToken() {
+    try {
+      return sessionStorage.getItem(TOKEN_KEY);
+    } catch (e) {
+      return null; // storage turned off: the token stays in memory only
+    }
+  }
+
+  function keepToken(token) {
+    state.token = token;
+    try {
+      if (token) sessionStorage.setItem(TOKEN_KEY, token);
+      else sessionStorage.removeItem(TOKEN_KEY);
+    } catch (e) { /* memory only */ }
+  }
+
+  // --- the API -------------------------------------------------------------------------------
+
+  async function api(path, withToken) {
+    const headers = { Accept: "application/json" };
+    if (withToken) headers.Authorization = "Bearer " + state.token;
+    const reply = await fetch(path, { headers, credentials: "omit", cache: "no-store" });
+    const text = await reply.text();
+    let body = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch (e) {
+      body = null; // a text answer (--web-ui-compat's 401) is its own message
+    }
+    if (!reply.ok) {
+      const message = body && typeof body.message === "string" ? body.message : text;
+      throw new HttpError(reply.status, message || reply.statusText);
+    }
+    return body;
+  }
+
+  function segment(value) {
+    return encodeURIComponent(value);
+  }
+
+  // --- small DOM helpers ---------------------------------------------------------------------
+
+  function element(tag, text, className) {
+    const node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (className) node.className = className;
+    return node;
+  }
+
+  function say(id, text) {
+    const node = $(id);
+    node.textContent = text || "";
+    node.hidden = !text;
+  }
+
+  // --- what runs, before sign-in -------------------------------------------------------------
+
+  async function loadConfig() {
+    try {
+      const config = await api("/config", false);
+      $("version").textContent = config.version;
+    } catch (e) {
+      $("version").textContent = "unknown (" + e.message + ")";
+    }
+    try {
+      const banner = await api("/systembanner", false);
+      if (banner && banner.message) {
+        $("banner").textContent = banner.message;
+        $("banner").className = banner.severity === "ERROR" ? "ERROR" : "";
+        $("banner").hidden = false;
+      }
+    } catch (e) { /* no banner */ }
+  }
+
+  // --- sign-in -------------------------------------------------------------------------------
+
+  function validToken(token) {
+    return /^[\x21-\x7e]+$/.test(token); // what an HTTP header can carry
+  }
+
+  async function signIn(token, quietly) {
+    say("signin-message", "");
+    if (!validToken(token)) {
+      say("signin-message", "A token is printable ASCII without spaces: paste it exactly as "
+        + "bin/dashboard printed it.");
+      return;
+    }
+    state.token = token;
+    let cluster;
+    try {
+      cluster = await api("/api/v1/cluster", true);
+    } catch (e) {
+      keepToken(null);
+      if (e.status === 401) {
+        say("signin-message", quietly
+          ? "The token of this tab is no longer accepted by the cluster: sign in again."
+          : "The cluster did not accept this token (401 Unauthorized). Check that you pasted "
+            + "the whole token (bin/dashboard prints one for its local cluster).");
+      } else {
+        say("signin-message", "Sign-in failed" + (e.status ? " (" + e.status + ")" : "") + ": "
+          + e.message);
+      }
+      return;
+    }
+    keepToken(token);
+    $("token").value = "";
+    $("cluster").textContent = cluster.apiServer
+      + (cluster.kubernetesVersion ? " (Kubernetes " + cluster.kubernetesVersion + ")" : "");
+    $("signin").hidden = true;
+    $("overview").hidden = false;
+    $("signout").hidden = false;
+    await loadNamespaces();
+  }
+
+  function signOut(message) {
+    keepToken(null);
+    state.namespace = null;
+    state.pod = null;
+    $("cluster").textContent = "shown after sign-in";
+    $("overview").hidden = true;
+    $("signout").hidden = true;
+    $("log").hidden = true;
+    $("signin").hidden = false;
+    say("signin-message", message || "");
+  }
+
+  // A failed call of the signed-in views: a 401 signs out, anything else is said.
+  function failed(where, e) {
+    if (e.status === 401) {
+      signOut("The cluster no longer accepts the token (401 Unauthorized): sign in again.");
+      return;
+    }
+    say("overview-message", where + " failed" + (e.status ? " (" + e.status + ")" : "") + ": "
+      + e.message);
+  }
+
+  // --- namespaces ----------------------------------------------------------------------------
+
+  // A caller who may not list namespaces still sees "All namespaces" (the gateway gathers the
+  // pods of the namespaces the caller may read) and can name a namespace in the form below.
+  async function loadNamespaces() {
+    let names = [];
+    let note = "";
+    try {
+      const body = await api("/api/v1/namespace?itemsPerPage=" + PAGE_NAMESPACES
+        + "&sortBy=a,name", true);
+      names = (body.namespaces || []).map((ns) => ns.objectMeta.name);
+      const total = body.listMeta ? body.listMeta.totalItems : names.length;
+      if (total > names.length) {
+        note = "The first " + names.length + " of " + total + " namespaces: name another below.";
+      }
+    } catch (e) {
+      if (e.status !== 403) {
+        failed("Listing namespaces", e);
+        return;
+      }
+      note = "This token may not list namespaces (" + e.message + "). Name one below.";
+    }
+    const chosen = state.namespace === null ? namespaceInUrl() : state.namespace;
+    if (chosen && !names.includes(chosen)) names.push(chosen); // named by hand or in the URL
+    const list = $("namespaces");
+    list.replaceChildren();
+    for (const name of [ALL].concat(names)) {
+      const button = element("button", name || "All namespaces");
+      button.type = "button";
+      button.dataset.namespace = name;
+      button.addEventListener("click", () => selectNamespace(name));
+      const item = element("li");
+      item.appendChild(button);
+      list.appendChild(item);
+    }
+    say("namespaces-note", note);
+    await selectNamespace(chosen || ALL);
+  }
+
+  // The chosen namespace is the URL's fragment, so a reload or a bookmark keeps it.
+  function namespaceInUrl() {
+    try {
+      return decodeURIComponent(location.hash.slice(1));
+    } catch (e) {
+      return "";
+    }
+  }
+
+  async function selectNamespace(name) {
+    state.namespace = name;
+    history.replaceState(null, "", name ? "#" + encodeURIComponent(name) : location.pathname);
+    for (const button of $("namespaces").querySelectorAll("button")) {
+      button.setAttribute("aria-current", String(button.dataset.namespace === name));
+    }
+    await loadPods();
+  }
+
+  // --- pods with CPU and memory --------------------------------------------------------------
+
+  function latest(metrics, name) {
+    const metric = metrics && metrics[name];
+    const points = metric && metric.dataPoints;
+    return points && points.length ? points[points.length - 1].y : null;
+  }
+
+  function cpu(nanocores) {
+    if (nanocores === null) return "-";
+    const millicores = nanocores / 1e6;
+    if (millicores >= 1000) return (millicores / 1000).toFixed(2) + " cores";
+    return (millicores < 10 ? millicores.toFixed(1) : Math.round(millicores)) + "m";
+  }
+
+  function memory(bytes) {
+    if (bytes === null) return "-";
+    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let value = bytes;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+      value /= 1024;
+      unit += 1;
+    }
+    return (unit ? value.toFixed(1) : String(value)) + " " + units[unit];
+  }
+
+  async function loadPods() {
+    const namespace = state.namespace;
+    $("pods-title").textContent = "Pods in " + (namespace || "all namespaces");
+    say("overview-message", "");
+    let body;
+    try {
+      body = await api("/api/v1/pod" + (namespace ? "/" + segment(namespace) : "")
+        + "?itemsPerPage=" + PAGE_PODS
+        + "&sortBy=a,name&metricNames=" + encodeURIComponent(METRICS), true);
+    } catch (e) {
+      failed("Listing the pods", e);
+      return;
+    }
+    if (namespace !== state.namespace) return; // another namespace was chosen meanwhile
+    const rows = $("pods").tBodies[0];
+    rows.replaceChildren();
+    const pods = body.pods || [];
+    for (const pod of pods) {
+      const name = pod.objectMeta.name;
+      const row = element("tr");
+      row.dataset.pod = name;
+      row.dataset.namespace = pod.objectMeta.namespace;
+      row.appendChild(element("td", name));
+      row.appendChild(element("td", pod.objectMeta.namespace));
+      row.appendChild(element("td", pod.status, STATUS_CLASS[pod.status] || "status-bad"));
+      row.appendChild(element("td", pod.restartCount, "number"));
+      row.appendChild(element("td", cpu(latest(pod.metrics, "cpu/usage")), "number"));
+      row.appendChild(element("td", memory(latest(pod.metrics, "memory/usage")), "number"));
+      const cell = element("td");
+      const button = element("button", "Log", "link");
+      button.type = "button";
+      button.addEventListener("click", () => showLog(pod));
+      cell.appendChild(button);
+      row.appendChild(cell);
+      rows.appendChild(row);
+    }
+    const notes = [];
+    if (!pods.length) notes.push(namespace ? "No pods in this namespace." : "No pods.");
+    const total = body.listMeta ? body.listMeta.totalItems : pods.length;
+    if (total > pods.length) notes.push("The first " + pods.length + " of " + total + " pods.");
+    if (body.warning) notes.push("No CPU and memory: " + body.warning);
+    say("pods-note", notes.join(" "));
+  }
+
+  // --- a pod's log ---------------------------------------------------------------------------
+
+  function containersOf(pod) {
+    return (pod.containerStatuses || []).map((c) => c.name).filter(Boolean);
+  }
+
+  async function showLog(pod, container) {
+    const namespace = pod.objectMeta.namespace;
+    const name = pod.objectMeta.name;
+    state.pod = namespace + "/" + name;
+    const names = containersOf(pod);
+    const choice = $("containers");
+    choice.replaceChildren();
+    for (const c of names) choice.appendChild(element("option", c));
+    $("container-choice").hidden = names.length < 2;
+    if (container) choice.value = container;
+    choice.onchange = () => showLog(pod, choice.value);
+    $("log").hidden = false;
+    $("log-title").textContent = "Log of " + namespace + "/" + name;
+    $("log-lines").textContent = "Loading…";
+    let path = "/api/v1/log/" + segment(namespace) + "/" + segment(name);
+    if (container) path += "/" + segment(container);
+    let body;
+    try {
+      body = await api(path, true);
+    } catch (e) {
+      if (e.status === 401) {
+        failed("Reading the log", e);
+        return;
+      }
+      $("log-lines").textContent = "The log cannot be read (" + e.status + "): " + e.message;
+      return;
+    }
+    if (state.pod !== namespace + "/" + name) return;
+    const info = body.info || {};
+    const shown = info.containerName || info.initContainerName || container || "";
+    $("log-title").textContent = "Log of " + namespace + "/" + name
+      + (shown ? " (container " + shown + ")" : "");
+    if (shown) choice.value = shown;
+    // --web-ui-compat sends upstream's {timestamp, content} objects instead of strings.
+    const lines = (body.logs || []).map((line) =>
+      (line !== null && typeof line === "object" ? line.content : line));
+    $("log-lines").textContent = lines.length ? lines.join("\n") : "(the log is empty)";
+  }
+
+  // --- start ---------------------------------------------------------------------------------
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $("signin-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      signIn($("token").value.trim(), false);
+    });
+    $("signout").addEventListener("click", () => signOut(""));
+    $("refresh").addEventListener("click", () => loadNamespaces());
+    $("namespace-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const name = $("namespace-name").value.trim();
+      if (!name) return;
+      $("namespace-name").value = "";
+      state.namespace = name;
+      loadNamespaces();
+    });
+    loadConfig();
+    const token = storedToken();
+    if (token) signIn(token, true);
+  });
+}());

@@ -1,0 +1,209 @@
+"""The gateway's own home page (dashboard_api/home) in headless chromium, on a gateway without
+--web-root against the local cluster, with the metrics sidecar as bin/dashboard runs it: what
+runs, sign-in with a real token (and a wrong one), namespaces, a pod of the test with its status,
+CPU and memory, and its log; cluster data with markup stays text."""
+
+import os
+import re
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from dashboard_api.version import VERSION
+from tests.logs.kube import run_pod, wait_pod
+from tests.metrics.sidecar import Sidecar, sidecar_identity, wait_points
+from tests.support.gateway import Gateway
+
+# An image reference is not checked by the API server; the simulated node writes it into the
+# container's first log line ("starting container app (image ..., instance 0)").
+MARKUP = '<img src=x onerror="window.injected=1">'
+CPU = re.compile(r"^\d+(\.\d+)?m$|^\d+\.\d\d cores$")
+MEMORY = re.compile(r"^\d+(\.\d)? (B|KiB|MiB|GiB)$")
+SCREENSHOT = "/tmp/dashboard-home-page.png"
+# As long as the page fixture's own timeout (tests/webui/conftest.py): a loaded machine is slow.
+expect.set_options(timeout=20_000)
+
+
+@pytest.fixture(scope="module")
+def home_ns(cluster):
+    """Pod ``hello``, which writes 'line 1'..'line 3' after its start-up lines."""
+    namespace = cluster.new_namespace("home")
+    run_pod(cluster, namespace, "hello", annotations={"log-lines": 3})
+    yield namespace
+    cluster.request("DELETE", f"/api/v1/namespaces/{namespace}")
+
+
+@pytest.fixture(scope="module")
+def markup_pod(cluster, home_ns):
+    """Pod ``markup``, whose image reference (and so its first log line) holds markup."""
+    body = {"metadata": {"name": "markup"},
+            "spec": {"containers": [{"name": "app", "image": "busybox" + MARKUP}],
+                     "automountServiceAccountToken": False}}
+    status, reply = cluster.request("POST", "/api/v1/namespaces/%s/pods" % home_ns, body)
+    assert status == 201, reply
+    wait_pod(cluster, home_ns, "markup", lambda pod: pod["status"].get("phase") == "Running")
+    return "markup"
+
+
+@pytest.fixture(scope="module")
+def home_gateway(cluster, home_ns, tmp_path_factory):
+    """A gateway without --web-root, its metrics from a sidecar scraping every second with the
+    sidecar's own least-rights identity (as bin/dashboard runs one every 10 s)."""
+    token, role = sidecar_identity(cluster, home_ns)
+    kubeconfig = cluster.metrics_kubeconfig(
+        str(tmp_path_factory.mktemp("home") / "sidecar.kubeconfig"), token)
+    sidecar = Sidecar(kubeconfig, resolution="1s", duration="30s").start()
+    gw = None
+    try:
+        wait_points(sidecar, "/api/v1/pod/" + home_ns, 1)
+        gw = Gateway.start(cluster, "--sidecar-host", sidecar.url,
+                           "--metric-client-check-period", "0.5s")
+        gw.wait_cache_synced()
+        yield gw
+    finally:
+        if gw:
+            gw.stop()
+        sidecar.stop()
+        cluster.request("DELETE", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/" + role)
+        cluster.request("DELETE", "/apis/rbac.authorization.k8s.io/v1/clusterroles/" + role)
+
+
+def sign_in(page, token):
+    page.fill("#token", token)
+    page.click("#signin-form button[type=submit]")
+
+
+def pod_row(page, name):
+    return page.locator("#pods tbody tr[data-pod='%s']" % name)
+
+
+def cells(page, name):
+    return pod_row(page, name).locator("td").all_text_contents()
+
+
+def wait_for_metrics(page, name, timeout=30):
+    """The pod's row once CPU and memory are numbers (the gateway's first sidecar health check
+    may not have passed when the page loads): Refresh, as a person would."""
+    deadline = time.monotonic() + timeout
+    while True:
+        row = cells(page, name)
+        if row and row[4] != "-" and row[5] != "-":
+            return row
+        assert time.monotonic() < deadline, "no CPU and memory for %s: %r (%s)" % (
+            name, row, page.text_content("#pods-note"))
+        time.sleep(0.5)
+        page.click("#refresh")
+        expect(pod_row(page, name)).to_be_visible()
+
+
+def test_the_home_page_signs_in_and_shows_the_cluster(page, home_gateway, home_ns, cluster,
+                                                      admin_token):
+    gw = home_gateway
+    # Whatever the CSP blocked or failed to load would be a console error.
+    errors = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(gw.url + "/")
+    expect(page.locator("#version")).to_have_text(VERSION)
+    expect(page.locator("#cluster")).to_have_text("shown after sign-in")
+    expect(page.locator("#webui")).to_contain_text("bin/dashboard --web-root ./dashboard-web")
+
+    # A wrong token: a clear message, nothing kept, still the sign-in form.
+    sign_in(page, "not-a-token-of-this-cluster")
+    expect(page.locator("#signin-message")).to_have_text(
+        "The cluster did not accept this token (401 Unauthorized). Check that you pasted the "
+        "whole token (bin/dashboard prints one for its local cluster).")
+    assert page.is_hidden("#overview")
+    assert page.evaluate("sessionStorage.length") == 0
+
+    sign_in(page, admin_token)
+    expect(page.locator("#cluster")).to_have_text(re.compile(
+        re.escape(cluster.url) + r" \(Kubernetes v1\.20\.\d+\)"))
+    assert page.is_hidden("#signin")
+    expect(page.locator("#namespaces button[data-namespace='%s']" % home_ns)).to_be_visible()
+    expect(page.locator("#namespaces")).to_contain_text("kube-system")
+    # First all namespaces' pods; the token stays in this tab: never in the URL (whose fragment
+    # holds the namespace chosen), never a cookie.
+    expect(page.locator("#pods-title")).to_have_text("Pods in all namespaces")
+    expect(page.locator("#pods tbody tr").first).to_be_visible()
+    assert page.url == gw.url + "/"
+    assert page.evaluate("Object.values(sessionStorage)") == [admin_token]
+    assert page.context.cookies() == []
+
+    page.click("#namespaces button[data-namespace='%s']" % home_ns)
+    expect(page.locator("#pods-title")).to_have_text("Pods in " + home_ns)
+    assert page.url == "%s/#%s" % (gw.url, home_ns)
+    expect(pod_row(page, "hello")).to_be_visible()
+    name, namespace, status, restarts, cpu, memory, _ = wait_for_metrics(page, "hello")
+    assert (name, namespace, status, restarts) == ("hello", home_ns, "Running", "0")
+    assert CPU.match(cpu) and MEMORY.match(memory), (cpu, memory)
+
+    pod_row(page, "hello").locator("button", has_text="Log").click()
+    expect(page.locator("#log-title")).to_have_text("Log of %s/hello (container app)" % home_ns)
+    expect(page.locator("#log-lines")).to_contain_text("line 3")
+    assert page.text_content("#log-lines").splitlines()[:2] == [
+        "starting container app (image busybox, instance 0)", "ready"]
+    page.screenshot(path=SCREENSHOT, full_page=True)
+    assert os.path.getsize(SCREENSHOT) > 10_000
+
+    # The wrong token's 401 is the one error the console saw.
+    assert [e for e in errors if "401" not in e] == [], errors
+
+    # A reload keeps the tab signed in; signing out forgets the token.
+    page.reload()
+    expect(page.locator("#pods-title")).to_have_text("Pods in " + home_ns)
+    page.click("#signout")
+    expect(page.locator("#signin")).to_be_visible()
+    assert page.evaluate("sessionStorage.length") == 0
+
+
+def test_cluster_data_with_markup_is_shown_as_text(page, home_gateway, home_ns, markup_pod,
+                                                   cluster, admin_token):
+    page.goto(home_gateway.url + "/")
+    sign_in(page, admin_token)
+    page.click("#namespaces button[data-namespace='%s']" % home_ns)
+    pod_row(page, markup_pod).locator("button", has_text="Log").click()
+    expect(page.locator("#log-lines")).to_contain_text(MARKUP)
+    assert page.locator("img").count() == 0
+    assert page.evaluate("window.injected") is None
+    assert "<img" not in page.inner_html("#log-lines").replace("&lt;img", "")
+
+
+@pytest.fixture
+def team_pod(cluster):
+    """Pod ``home-editor`` in the editor's namespace (the editor may not list namespaces)."""
+    namespace = cluster.editor_namespace
+    run_pod(cluster, namespace, "home-editor")
+    yield namespace, "home-editor"
+    cluster.request("DELETE", "/api/v1/namespaces/%s/pods/home-editor" % namespace,
+                    params={"gracePeriodSeconds": 0})
+
+
+def test_tokens_of_lesser_rights(page, home_gateway, team_pod, editor_token, norights_token):
+    """The editor (team-a only) sees the namespaces it may read and their pods, and may name
+    another namespace; a token with no rights is told what it may not do."""
+    namespace, pod = team_pod
+    page.goto(home_gateway.url + "/")
+    sign_in(page, editor_token)
+    expect(page.locator("#pods-title")).to_have_text("Pods in all namespaces")
+    assert page.locator("#namespaces button").all_text_contents() == ["All namespaces",
+                                                                      namespace]
+    expect(pod_row(page, pod)).to_be_visible()  # in all the namespaces it may read
+    page.click("#namespaces button[data-namespace='%s']" % namespace)
+    expect(page.locator("#pods-title")).to_have_text("Pods in " + namespace)
+    pod_row(page, pod).locator("button", has_text="Log").click()
+    expect(page.locator("#log-lines")).to_contain_text("ready")
+    # A namespace named by hand, which this token may not read: the API server's 403, said.
+    page.fill("#namespace-name", "kube-system")
+    page.click("#namespace-form button")
+    expect(page.locator("#pods-title")).to_have_text("Pods in kube-system")
+    expect(page.locator("#namespaces button[aria-current=true]")).to_have_text("kube-system")
+    expect(page.locator("#overview-message")).to_contain_text("Listing the pods failed (403)")
+    assert page.url == home_gateway.url + "/#kube-system"
+
+    page.click("#signout")
+    page.goto(home_gateway.url + "/")
+    sign_in(page, norights_token)
+    expect(page.locator("#namespaces-note")).to_contain_text(
+        "This token may not list namespaces")
+    expect(page.locator("#overview-message")).to_contain_text("Listing the pods failed (403)")
