@@ -1,5 +1,5 @@
 """The unit tests and a smoke test of the gateway against the local cluster on every CPython the
-project supports (setup.py's classifiers; README "Supported Pythons"):
+project supports (setup.py's classifiers, README "Supported Pythons"):
 
     .venv/bin/nox                  every version
     .venv/bin/nox -p 3.9 -p 3.13   some of them
@@ -12,10 +12,18 @@ The local cluster's binaries are bin/bootstrap's (~/.cache/dashboard-api).
 
 import glob
 import os
+import re
 
 import nox
 
-PYTHONS = ["3.9", "3.10", "3.11", "3.12", "3.13"]
+
+def _supported_pythons():
+    """The versions setup.py's classifiers name: the one list of what the project claims."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "setup.py")) as f:
+        return re.findall(r'"Programming Language :: Python :: (3\.\d+)"', f.read())
+
+
+PYTHONS = _supported_pythons()
 TESTS = ["tests/unit", "tests/smoke"]
 
 nox.options.default_venv_backend = "uv"
