@@ -10,7 +10,19 @@ setup(
                                     "metrics_sidecar", "metrics_sidecar.*"]),
     # The home page's files (dashboard_api/home, served at / without --web-root).
     package_data={"dashboard_api": ["home/*.html", "home/*.css", "home/*.js", "home/*.svg"]},
+    # Tested on each (noxfile.py; README "Supported Pythons"); the locks in requirements/ serve
+    # every version from python_requires up.
     python_requires=">=3.9",
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3 :: Only",
+        "Programming Language :: Python :: 3.9",
+        "Programming Language :: Python :: 3.10",
+        "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.12",
+        "Programming Language :: Python :: 3.13",
+        "Programming Language :: Python :: Implementation :: CPython",
+    ],
     install_requires=[
         "tornado>=6.2",
         "sockjs-tornado==1.0.7",

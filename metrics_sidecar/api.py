@@ -20,6 +20,8 @@ import kubernetes.config
 import ujson
 import urllib3
 
+from dashboard_api.cluster.config import bearer_token
+
 USER_AGENT = "metrics-sidecar"
 
 
@@ -58,7 +60,7 @@ class Api:
 
     def _headers(self):
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
-        token = self.cfg.get_api_key_with_prefix("BearerToken", alias="authorization")
+        token = bearer_token(self.cfg)
         if token:
             headers["Authorization"] = token
         return headers

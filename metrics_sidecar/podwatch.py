@@ -75,6 +75,9 @@ def event(line):
 
 
 class PodWatch:
+    """Made in the running loop (Scraper is): on Python 3.9 the asyncio.Event below binds the
+    loop current when it is made."""
+
     def __init__(self, api, namespace=""):
         self.api = api
         self.namespace = namespace

@@ -10,6 +10,7 @@ Two connection pools come out of it, both sized for the executor:
 """
 
 import copy
+import inspect
 import ssl
 
 import kubernetes.client
@@ -22,6 +23,21 @@ USER_AGENT = "%s/%s" % (PRODUCT, VERSION)
 
 class ConfigError(Exception):
     pass
+
+
+# kubernetes 36 keeps a kubeconfig's token as api_key["BearerToken"], read with alias= for the
+# old key; 35, the last release for Python 3.9, keeps it as api_key["authorization"] and has no
+# alias=.
+_HAS_ALIAS = "alias" in inspect.signature(
+    kubernetes.client.Configuration.get_api_key_with_prefix).parameters
+
+
+def bearer_token(configuration):
+    """The Authorization value of a kubernetes client configuration (refreshed by its hook when
+    the loader set one), or None: on every kubernetes release setup.py allows."""
+    if _HAS_ALIAS:
+        return configuration.get_api_key_with_prefix("BearerToken", alias="authorization")
+    return configuration.get_api_key_with_prefix("authorization")
 
 
 class ClusterConfig:
@@ -42,7 +58,7 @@ class ClusterConfig:
         """The service's own Authorization header, refreshed when the loader supports it."""
         if self.service_pool is None:
             return {}
-        value = self._base.get_api_key_with_prefix("BearerToken", alias="authorization")
+        value = bearer_token(self._base)
         return {"Authorization": value} if value else {}
 
     def ssl_context(self):

@@ -34,6 +34,7 @@ import os
 import random
 import signal
 import ssl
+from typing import Optional
 
 import msgspec
 import tornado.httpclient
@@ -257,7 +258,8 @@ class _ListMeta(msgspec.Struct):
 
 
 class _Page(msgspec.Struct):
-    items: "list[msgspec.Raw] | None" = None   # each item's bytes, decoded one at a time
+    # msgspec evaluates the annotation at import: Optional, not `| None` (Python 3.9)
+    items: Optional[list[msgspec.Raw]] = None   # each item's bytes, decoded one at a time
 
 
 _decode_list_meta = msgspec.json.Decoder(_ListMeta).decode

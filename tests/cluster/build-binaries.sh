@@ -21,7 +21,21 @@ have_all() {
   command -v etcd >/dev/null 2>&1 || [ -x /usr/bin/etcd ] || return 1
 }
 
+# Debian's packages are taken by name, not by exact version: a security update replaces the
+# old version on the mirror, so an exact pin would break. What the cluster depends on is checked
+# instead, so that a package that moved on fails here, by name, rather than in the tests.
+#   expect WHAT GLOB OUTPUT: fails unless OUTPUT matches GLOB.
+expect() {
+  # shellcheck disable=SC2053
+  [[ "$3" == $2 ]] || die "$1 is '$3', expected $2 (the local cluster is Kubernetes 1.20.2)"
+}
+check_versions() {
+  expect "etcd (Debian's etcd-server)" "*etcd Version: 3.4.*" "$(etcd --version 2>&1 | head -n 1)"
+  expect kube-apiserver "Kubernetes v1.20.2" "$("$BIN/kube-apiserver" --version 2>&1)"
+}
+
 if have_all; then
+  check_versions
   say "cached binaries present in $BIN"
   echo "$CACHE"
   exit 0
@@ -64,6 +78,7 @@ apt-get install -y -qq --no-install-recommends etcd-server golang-1.15-go dpkg-d
 
 GO=/usr/lib/go-1.15/bin/go
 [ -x "$GO" ] || die "Go 1.15 not found at $GO after installing golang-1.15-go"
+expect "Go (bullseye's golang-1.15-go)" "go version go1.15.* linux/*" "$("$GO" version)"
 
 WORK="$CACHE/build"
 mkdir -p "$WORK"
@@ -74,6 +89,10 @@ if [ -z "$srcdir" ]; then
   srcdir=$(find "$WORK" -maxdepth 1 -type d -name 'kubernetes-*' ! -name '*.tar*' | head -n 1)
 fi
 [ -n "$srcdir" ] && [ -d "$srcdir/vendor" ] || die "kubernetes source with vendor/ not found under $WORK"
+# The version stamped into the binaries below is set by hand (KUBE_GIT_VERSION), so the source
+# itself must be 1.20.2: bookworm's package is 1.20.5+really1.20.2 (an upstream 1.20.2).
+expect "the kubernetes source package (bookworm)" "*1.20.2-*" \
+  "$(dpkg-parsechangelog -l "$srcdir/debian/changelog" -S Version)"
 
 export GOPATH="$WORK/gopath"
 mkdir -p "$GOPATH/src/k8s.io"
@@ -93,5 +112,6 @@ for b in "${WANT[@]}"; do
   cp "$f" "$BIN/$b"
 done
 have_all || die "binaries missing after build"
+check_versions
 say "built; cached in $BIN"
 echo "$CACHE"

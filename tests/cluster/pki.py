@@ -91,10 +91,20 @@ def _key_usage(signs_certificates):
         crl_sign=signs_certificates, encipher_only=False, decipher_only=False)
 
 
+def _key_ids(builder, public_key, issuer_public_key):
+    """Subject and authority key identifiers: strict verifiers (Python 3.13's default context,
+    VERIFY_X509_STRICT) refuse a chain without them."""
+    return (builder
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_public_key),
+                           critical=False))
+
+
 def _issue(ca_key, ca_cert, subject, usages, san=None):
     key = _new_key()
     builder = (
-        _builder(subject, ca_cert.subject, key.public_key())
+        _key_ids(_builder(subject, ca_cert.subject, key.public_key()),
+                 key.public_key(), ca_key.public_key())
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(
             _key_usage(signs_certificates=False),
@@ -115,7 +125,8 @@ def create(directory):
     ca_key = _new_key()
     ca_subject = _name("dashboard-test-ca")
     ca_cert = (
-        _builder(ca_subject, ca_subject, ca_key.public_key())
+        _key_ids(_builder(ca_subject, ca_subject, ca_key.public_key()),
+                 ca_key.public_key(), ca_key.public_key())
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .add_extension(
             _key_usage(signs_certificates=True),

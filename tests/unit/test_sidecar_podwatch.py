@@ -126,6 +126,14 @@ async def until(predicate, what, seconds=10):
     raise AssertionError("not within %ss: %s" % (seconds, what))
 
 
+def started(api):
+    """A started watch, made in the running loop as the sidecar makes it (on Python 3.9 an
+    asyncio.Event binds the loop current when it is made)."""
+    watch = podwatch.PodWatch(api)
+    watch.start()
+    return watch
+
+
 def test_events_bookmarks_a_resumed_watch_and_a_410_that_lists_again():
     p, q, r, s = pod("p", "u1"), pod("q", "u2"), pod("r", "u3"), pod("s", "u4")
     first = FakeStream([line("ADDED", r)[:20], line("ADDED", r)[20:]           # split mid-line
@@ -140,19 +148,18 @@ def test_events_bookmarks_a_resumed_watch_and_a_410_that_lists_again():
                         gate=gate)
     third = FakeStream([], hold=True)
     api = FakeApi([page([p, q], "10"), page([q, s], "30")], [first, second, third])
-    watch = podwatch.PodWatch(api)
 
     async def scenario():
-        watch.start()
+        watch = started(api)
         await until(lambda: len(api.watch_params) == 2, "the second watch")
         watched = {f[1]: f[3] for f in watch.kept()}
         gate.set()
         await until(lambda: len(api.watch_params) == 3, "the third watch")
         relisted = sorted(f[1] for f in watch.kept())
         watch.stop()
-        return watched, relisted
+        return watch, watched, relisted
 
-    watched, relisted = asyncio.run(scenario())
+    watch, watched, relisted = asyncio.run(scenario())
     # LIST at 10, watch from 10: r added, q moved to n2, p deleted. That watch ends after its
     # bookmark: resumed from 20 without a LIST. Its ERROR (410) makes a second LIST (at 30),
     # watched from there.
@@ -175,11 +182,10 @@ def test_the_kept_facts_answer_during_a_relist():
     api = SlowApi([page([pod("p", "u1")], "10"), page([pod("q", "u2")], "30")],
                   [FakeStream([line("ERROR", {"kind": "Status", "code": 410})]),
                    FakeStream([], hold=True)])
-    watch = podwatch.PodWatch(api)
 
     async def scenario():
         api.gate = asyncio.Event()
-        watch.start()
+        watch = started(api)
         await until(lambda: api.pod_lists == 2, "the re-list")
         during = [f[1] for f in watch.kept()]
         api.gate.set()
@@ -195,16 +201,16 @@ def test_the_kept_facts_answer_during_a_relist():
 def test_a_refused_watch_drops_the_facts_and_scrapes_list():
     api = FakeApi([page([pod("p", "u1")], "10")],
                   [ScrapeError("GET /api/v1/pods answered 403: forbidden", 403)])
-    watch = podwatch.PodWatch(api)
 
     async def scenario():
-        watch.start()
+        watch = started(api)
         await until(lambda: watch.state == "unavailable", "the refusal")
         kept = watch.kept()
         watch.stop()
-        return kept
+        return watch, kept
 
-    assert asyncio.run(scenario()) is None
+    watch, kept = asyncio.run(scenario())
+    assert kept is None
     assert watch.settled.is_set() and "403" in watch.status()["lastError"]
 
 
@@ -213,14 +219,14 @@ def test_a_410_status_of_the_watch_lists_again_and_other_errors_resume():
                   [ScrapeError("GET failed: connection refused"),
                    ScrapeError("GET answered 410: too old", 410),
                    FakeStream([], hold=True)])
-    watch = podwatch.PodWatch(api)
     podwatch.MIN_BACKOFF, saved = 0.01, podwatch.MIN_BACKOFF
     try:
         async def scenario():
-            watch.start()
+            watch = started(api)
             await until(lambda: len(api.watch_params) == 3, "the third watch")
             watch.stop()
-        asyncio.run(scenario())
+            return watch
+        watch = asyncio.run(scenario())
     finally:
         podwatch.MIN_BACKOFF = saved
     # The refused connection resumes from the same version; the 410 lists again.
