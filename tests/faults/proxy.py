@@ -39,7 +39,6 @@ class _Link:
         self.client = client_writer
         self.upstream = None
         self.blackholed = False
-        self.tasks = []
 
     def writers(self):
         return [w for w in (self.client, self.upstream) if w is not None]
@@ -55,6 +54,7 @@ class FaultProxy:
         self._latency = 0.0
         self._trickle = None
         self._links = set()
+        self._tasks = set()   # every task of the proxy's, cancelled and awaited by stop()
         self._server = None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="fault-proxy",
@@ -157,13 +157,18 @@ class FaultProxy:
 
     async def _close_all(self):
         await self._stop_listening()
-        tasks = [task for link in self._links for task in link.tasks
-                 if task is not asyncio.current_task()]
         for link in list(self._links):
             self._close(link, rst=False)
+        tasks = [task for task in self._tasks if task is not asyncio.current_task()]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _spawn(self, coro):
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
 
     def _close(self, link, rst):
         for writer in link.writers():
@@ -185,7 +190,9 @@ class FaultProxy:
         self._links.add(link)
         if self._mode == "hang":
             link.blackholed = True
-            link.tasks = [asyncio.current_task()]
+            me = asyncio.current_task()
+            self._tasks.add(me)
+            me.add_done_callback(self._tasks.discard)
             await self._pump(link, reader, None, upstream=False)
             return
         try:
@@ -193,12 +200,17 @@ class FaultProxy:
         except OSError:
             self._close(link, rst=True)
             return
-        link.tasks = [asyncio.ensure_future(self._pump(link, reader, link.upstream, False)),
-                      asyncio.ensure_future(self._pump(link, up_reader, writer, True))]
+        self._spawn(self._pump(link, reader, link.upstream, False))
+        self._spawn(self._pump(link, up_reader, writer, True))
 
     async def _pump(self, link, reader, writer, upstream):
-        """Copies one direction until EOF; a black-holed link's bytes are read and discarded
-        (the peer sees them taken, and nothing ever comes back)."""
+        """Copies one direction until EOF, each chunk due ``latency`` after it arrived (so a
+        request's head and body are late by the latency, not by twice it); a black-holed
+        link's bytes are read and discarded (the peer sees them taken, and nothing ever comes
+        back)."""
+        loop = asyncio.get_running_loop()
+        queue = asyncio.Queue(maxsize=64)
+        sender = self._spawn(self._send(link, queue, writer, upstream))
         try:
             while True:
                 data = await reader.read(CHUNK)
@@ -206,18 +218,32 @@ class FaultProxy:
                     break
                 if link.blackholed or writer is None:
                     continue
-                if self._latency:
-                    await asyncio.sleep(self._latency)
-                if upstream and self._trickle:
-                    await self._trickle_out(link, data, writer)
-                elif not link.blackholed:
-                    writer.write(data)
-                    await writer.drain()
+                await queue.put((loop.time() + self._latency, data))
+            await queue.put(None)
+            await sender
         except (OSError, asyncio.CancelledError):
             pass
         finally:
+            sender.cancel()
             if link in self._links:
                 self._close(link, rst=False)
+
+    async def _send(self, link, queue, writer, upstream):
+        loop = asyncio.get_running_loop()
+        while True:
+            item = await queue.get()
+            if item is None:
+                return
+            due, data = item
+            if due > loop.time():
+                await asyncio.sleep(due - loop.time())
+            if link.blackholed:
+                continue
+            if upstream and self._trickle:
+                await self._trickle_out(link, data, writer)
+            else:
+                writer.write(data)
+                await writer.drain()
 
     async def _trickle_out(self, link, data, writer):
         size, interval = self._trickle

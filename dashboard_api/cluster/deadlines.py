@@ -1,0 +1,90 @@
+"""How long a call to the API server may take, and what the caller hears when it takes longer.
+
+Every call has a connect deadline and a response deadline (``--apiserver-connect-timeout``,
+``--apiserver-request-timeout``, issue #27): a stuck API server, a partition or a load balancer
+that accepts and forwards nothing must not hold a request, nor the executor thread that runs
+it, past them. The response deadline covers the whole call: the wait for a worker, the wait for
+the headers and the body, however slowly it trickles in.
+
+A deadline that passes is a 504 (reason ``Timeout``) saying that the API server did not answer.
+A write whose request was sent and whose answer was lost says that its outcome is unknown (it
+may have been applied): nothing retries it, and the caller is told to look before trying again.
+
+Long streams (watches, followed logs, terminals) have idle limits instead; TCP keepalive on
+every socket to the API server notices a peer that is gone (``KEEPALIVE_OPTIONS``).
+"""
+
+import socket
+import time
+
+from dashboard_api.errors import ApiError
+
+WRITES = frozenset(("POST", "PUT", "PATCH", "DELETE"))
+
+# TCP keepalive: a connection whose peer is gone without a FIN or RST (a crashed node, a
+# NAT that forgot it) fails after about 30 s + 3 x 10 s of silence instead of never.
+KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 30, 10, 3
+
+
+def keepalive_options():
+    """``(level, option, value)`` triples turning TCP keepalive on with the timings above
+    (the TCP_KEEP* names exist on Linux and, partly, elsewhere)."""
+    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    for name, value in (("TCP_KEEPIDLE", KEEPALIVE_IDLE), ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL),
+                        ("TCP_KEEPCNT", KEEPALIVE_COUNT)):
+        if hasattr(socket, name):
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    return options
+
+
+def set_keepalive(sock):
+    """Turns TCP keepalive on for an open socket (one a library connected for us)."""
+    for level, option, value in keepalive_options():
+        try:
+            sock.setsockopt(level, option, value)
+        except OSError:
+            pass
+
+
+class Deadline:
+    """A call's response deadline, fixed when the call starts."""
+
+    __slots__ = ("seconds", "at", "connect")
+
+    def __init__(self, seconds, connect):
+        self.seconds = float(seconds)
+        self.at = time.monotonic() + self.seconds
+        self.connect = float(connect)
+
+    def remaining(self):
+        return self.at - time.monotonic()
+
+    def passed(self):
+        return self.remaining() <= 0
+
+
+def timed_out(method, seconds, sent=True):
+    """The 504 of a call that got no complete answer within ``seconds``."""
+    message = "the API server did not answer within %gs" % seconds
+    if sent and method in WRITES:
+        message += unknown_outcome(method)
+    return ApiError(504, message, "Timeout")
+
+
+def not_connected(seconds):
+    """The 504 of a call whose connection was not accepted within ``seconds`` (nothing sent)."""
+    return ApiError(504, "the API server did not accept a connection within %gs" % seconds,
+                    "Timeout")
+
+
+def unreachable(method, exc, sent):
+    """The 503 of a call the network failed: refused, reset, closed without an answer."""
+    message = "the API server is unreachable: %s" % type(exc).__name__
+    if sent and method in WRITES:
+        message += unknown_outcome(method)
+    return ApiError(503, message, "ServiceUnavailable")
+
+
+def unknown_outcome(method):
+    return ("; the outcome of this %s is unknown (it may have been applied): look at the "
+            "object before trying again" % method)
