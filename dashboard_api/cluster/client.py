@@ -14,8 +14,8 @@ import urllib3
 from urllib3._collections import HTTPHeaderDict
 
 from dashboard_api.cluster.config import USER_AGENT
-from dashboard_api.cluster.deadlines import (Deadline, not_connected, timed_out,
-                                             unreachable)
+from dashboard_api.cluster.deadlines import (Deadline, not_connected, read_body,
+                                             timed_out, unreachable)
 from dashboard_api.cluster.executor import Executor
 from dashboard_api.cluster.ratelimit import UNLIMITED, Buckets
 from dashboard_api.errors import ApiError, from_apiserver
@@ -277,36 +277,13 @@ class Handle:
 
 
 def _read_all(response, method, deadline):
-    """The whole body, by the deadline. Each socket wait is bounded by what is left of it,
-    so a body that trickles in cannot hold the worker; a connection given up on is closed,
-    never returned to the pool for another call to find silent."""
-    chunks = []
+    """The whole body by the deadline (deadlines.read_body), its failures as ApiErrors."""
     try:
-        while True:
-            remaining = deadline.remaining()
-            if remaining <= 0:
-                raise timed_out(method, deadline.seconds)
-            sock = getattr(response.connection, "sock", None)
-            if sock is not None:
-                sock.settimeout(remaining)
-            chunk = response.read1(CHUNK)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        return read_body(response, deadline, CHUNK)
     except (urllib3.exceptions.ReadTimeoutError, TimeoutError) as exc:
-        response.close()
-        response.release_conn()
         raise timed_out(method, deadline.seconds) from exc
     except urllib3.exceptions.HTTPError as exc:
-        response.close()
-        response.release_conn()
         raise unreachable(method, exc, sent=True) from exc
-    except ApiError:
-        response.close()
-        response.release_conn()
-        raise
-    response.release_conn()
-    return b"".join(chunks)
 
 
 def impersonation_lines(impersonation):

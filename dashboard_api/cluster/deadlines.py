@@ -63,6 +63,36 @@ class Deadline:
         return self.remaining() <= 0
 
 
+class DeadlinePassed(TimeoutError):
+    """The body did not arrive whole by the deadline."""
+
+
+def read_body(response, deadline, chunk=65536):
+    """The whole body of a urllib3 response read with ``preload_content=False``, by the
+    deadline. Each socket wait is bounded by what is left of it, so a body that trickles in
+    cannot hold the thread; a connection given up on (or broken) is closed, never returned to
+    the pool for another call to find silent. Raises DeadlinePassed or urllib3's errors."""
+    chunks = []
+    try:
+        while True:
+            remaining = deadline.remaining()
+            if remaining <= 0:
+                raise DeadlinePassed()
+            sock = getattr(response.connection, "sock", None)
+            if sock is not None:
+                sock.settimeout(remaining)
+            data = response.read1(chunk)
+            if not data:
+                break
+            chunks.append(data)
+    except BaseException:
+        response.close()
+        response.release_conn()
+        raise
+    response.release_conn()
+    return b"".join(chunks)
+
+
 def timed_out(method, seconds, sent=True):
     """The 504 of a call that got no complete answer within ``seconds``."""
     message = "the API server did not answer within %gs" % seconds

@@ -45,10 +45,10 @@ class _Link:
 
 
 class FaultProxy:
-    def __init__(self, target_host, target_port, port=None):
+    def __init__(self, target_host, target_port, port=None, scheme="https"):
         self.target = (target_host, target_port)
         self.port = port or free_ports(1)[0]
-        self.url = "https://127.0.0.1:%d" % self.port
+        self.url = "%s://127.0.0.1:%d" % (scheme, self.port)
         self.accepted = 0
         self._mode = "pass"
         self._latency = 0.0
@@ -62,9 +62,10 @@ class FaultProxy:
 
     @classmethod
     def in_front_of(cls, url):
-        """A started proxy in front of ``https://host:port``."""
-        host, port = url.split("://", 1)[1].rsplit(":", 1)
-        return cls(host, int(port)).start()
+        """A started proxy in front of ``scheme://host:port``; its ``url`` has that scheme."""
+        scheme, rest = url.split("://", 1)
+        host, port = rest.split("/", 1)[0].rsplit(":", 1)
+        return cls(host, int(port), scheme=scheme).start()
 
     # --- lifecycle --------------------------------------------------------------------------
 
