@@ -39,7 +39,8 @@ async def check_apiserver(cluster):
 def make_cluster(opts, config):
     executor = Executor(opts.api_workers)
     common = dict(qps=opts.api_qps, burst=opts.api_burst, timeout=opts.api_timeout,
-                  connect_timeout=opts.apiserver_connect_timeout)
+                  connect_timeout=opts.apiserver_connect_timeout,
+                  exec_ping_interval=opts.exec_ping_interval)
     if opts.cache_enabled:
         return CachingCluster(config, executor, size=opts.cache_size, ttl=opts.cache_ttl,
                               **common)

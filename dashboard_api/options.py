@@ -186,6 +186,10 @@ def parser():
                            "last byte of the answer (below the API server's own 60s); past it "
                            "the caller gets a 504 (reason Timeout), and a write's outcome is "
                            "said to be unknown. Log streams: the longest wait for the next chunk")
+    kube.add_argument("--exec-ping-interval", type=_positive_duration, default=duration("30s"),
+                      help="a terminal's exec connection to the API server is pinged this "
+                           "often and closed when a ping is not answered within as long; the "
+                           "browser is then told the connection was lost")
     kube.add_argument("--watch-idle-timeout", type=_positive_duration, default=duration("90s"),
                       help="a watch of the watch cache that has seen neither an event nor a "
                            "bookmark for this long (the API server sends a bookmark about every "

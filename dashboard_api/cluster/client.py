@@ -14,7 +14,7 @@ import urllib3
 from urllib3._collections import HTTPHeaderDict
 
 from dashboard_api.cluster.config import USER_AGENT
-from dashboard_api.cluster.deadlines import (Deadline, not_connected, read_body,
+from dashboard_api.cluster.deadlines import (Deadline, changes, not_connected, read_body,
                                              timed_out, unreachable)
 from dashboard_api.cluster.executor import Executor
 from dashboard_api.cluster.ratelimit import UNLIMITED, Buckets
@@ -75,7 +75,7 @@ class Stream:
             raise ApiError(504, "the API server sent nothing for %gs" % self.idle,
                            "Timeout") from exc
         except urllib3.exceptions.HTTPError as exc:
-            raise unreachable("GET", exc, sent=True) from exc
+            raise unreachable("GET", exc) from exc
 
     def close(self):
         # Closed before release, so a half-read connection never goes back to the pool.
@@ -91,7 +91,7 @@ class Cluster:
     """
 
     def __init__(self, config, executor=None, qps=0, burst=1, timeout=30.0,
-                 connect_timeout=5.0):
+                 connect_timeout=5.0, exec_ping_interval=30.0):
         from dashboard_api.cluster.discovery import Discovery
 
         self.config = config
@@ -100,6 +100,7 @@ class Cluster:
         self.buckets = Buckets(qps, burst)
         self.timeout = timeout                  # the response deadline of every call
         self.connect_timeout = connect_timeout
+        self.exec_ping_interval = exec_ping_interval   # terminals (terminal/execstream.py)
         self.discovery = Discovery()
         self.writes = 0   # objects written through callers' handles (cache/applied.py)
 
@@ -120,9 +121,9 @@ class Cluster:
                 [(k, v) for k, v in params.items() if v is not None], doseq=True)
         return url
 
-    def deadline(self, seconds=None):
+    def deadline(self, seconds=None, write=False):
         """A call's Deadline: ``seconds`` (default the response deadline) from now."""
-        return Deadline(seconds or self.timeout, self.connect_timeout)
+        return Deadline(seconds or self.timeout, self.connect_timeout, write)
 
     async def run_call(self, executor, deadline, method, fn, *args):
         """``fn(*args)`` in ``executor``, answered by the deadline at the latest (504).
@@ -133,25 +134,31 @@ class Cluster:
             return await asyncio.wait_for(executor.run(fn, *args),
                                           max(0.0, deadline.remaining()) + GRACE)
         except asyncio.TimeoutError:
-            raise timed_out(method, deadline.seconds) from None
+            raise timed_out(method, deadline.seconds, deadline.write) from None
 
     def _send(self, pool, method, url, headers, body, deadline, stream, decode=False):
         if deadline.passed():   # waited for a worker past it: nothing is sent
-            raise timed_out(method, deadline.seconds, sent=False)
+            raise timed_out(method, deadline.seconds)
         remaining = deadline.remaining()
         timeout = urllib3.Timeout(connect=min(deadline.connect, remaining), read=remaining)
         try:
-            response = pool.request(method, url, headers=headers, body=body,
-                                    preload_content=False, redirect=False,
-                                    retries=False, timeout=timeout)
+            try:
+                response = pool.request(method, url, headers=headers, body=body,
+                                        preload_content=False, redirect=False,
+                                        retries=False, timeout=timeout)
+            except urllib3.exceptions.ClosedPoolError:   # cleared meanwhile: nothing sent
+                response = pool.request(method, url, headers=headers, body=body,
+                                        preload_content=False, redirect=False,
+                                        retries=False, timeout=timeout)
         except urllib3.exceptions.NewConnectionError as exc:   # refused: nothing sent
-            raise unreachable(method, exc, sent=False) from exc
+            raise unreachable(method, exc) from exc
         except urllib3.exceptions.ConnectTimeoutError as exc:
             raise not_connected(deadline.connect) from exc
         except urllib3.exceptions.ReadTimeoutError as exc:
-            raise timed_out(method, deadline.seconds) from exc
+            _forget_idle(pool)
+            raise timed_out(method, deadline.seconds, deadline.write) from exc
         except urllib3.exceptions.HTTPError as exc:
-            raise unreachable(method, exc, sent=True) from exc
+            raise unreachable(method, exc, deadline.write) from exc
         if stream and response.status < 400:
             return response
         data = _read_all(response, method, deadline)
@@ -223,7 +230,7 @@ class Handle:
             headers["Content-Type"] = content_type
         pool = cluster.config.service_pool if self._service else cluster.config.user_pool
         await self.limiter.acquire()
-        deadline = cluster.deadline(timeout)
+        deadline = cluster.deadline(timeout, changes(method, path))
         response = await cluster.run_call(
             cluster.executor, deadline, method, cluster._send, pool, method,
             cluster.url(path, params), headers, body, deadline, False, decode)
@@ -281,9 +288,17 @@ def _read_all(response, method, deadline):
     try:
         return read_body(response, deadline, CHUNK)
     except (urllib3.exceptions.ReadTimeoutError, TimeoutError) as exc:
-        raise timed_out(method, deadline.seconds) from exc
+        raise timed_out(method, deadline.seconds, deadline.write) from exc
     except urllib3.exceptions.HTTPError as exc:
-        raise unreachable(method, exc, sent=True) from exc
+        raise unreachable(method, exc, deadline.write) from exc
+
+
+def _forget_idle(pool):
+    """After a call got no answer on its connection, the other idle connections of the pool
+    are closed too: opened at the same time through the same path, they are likely as
+    silent (a NAT or a load balancer that forgot them), and each would cost the next calls a
+    whole deadline. Calls in flight keep theirs; new calls open fresh connections."""
+    pool.clear()
 
 
 def impersonation_lines(impersonation):

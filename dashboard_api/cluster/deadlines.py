@@ -20,6 +20,8 @@ import time
 from dashboard_api.errors import ApiError
 
 WRITES = frozenset(("POST", "PUT", "PATCH", "DELETE"))
+# POSTs that change nothing (access and token reviews): never "outcome unknown".
+REVIEWS = ("/apis/authorization.k8s.io/", "/apis/authentication.k8s.io/")
 
 # TCP keepalive: a connection whose peer is gone without a FIN or RST (a crashed node, a
 # NAT that forgot it) fails after about 30 s + 3 x 10 s of silence instead of never.
@@ -46,15 +48,23 @@ def set_keepalive(sock):
             pass
 
 
+def changes(method, path):
+    """Whether a call may change something in the cluster (its lost answer leaves the outcome
+    unknown)."""
+    return method in WRITES and not path.startswith(REVIEWS)
+
+
 class Deadline:
-    """A call's response deadline, fixed when the call starts."""
+    """A call's response deadline, fixed when the call starts; ``write``: whether the call
+    may change something (``changes``)."""
 
-    __slots__ = ("seconds", "at", "connect")
+    __slots__ = ("seconds", "at", "connect", "write")
 
-    def __init__(self, seconds, connect):
+    def __init__(self, seconds, connect, write=False):
         self.seconds = float(seconds)
         self.at = time.monotonic() + self.seconds
         self.connect = float(connect)
+        self.write = write
 
     def remaining(self):
         return self.at - time.monotonic()
@@ -93,10 +103,11 @@ def read_body(response, deadline, chunk=65536):
     return b"".join(chunks)
 
 
-def timed_out(method, seconds, sent=True):
-    """The 504 of a call that got no complete answer within ``seconds``."""
+def timed_out(method, seconds, maybe_applied=False):
+    """The 504 of a call that got no complete answer within ``seconds``; ``maybe_applied``:
+    a write that was (or may have been) sent."""
     message = "the API server did not answer within %gs" % seconds
-    if sent and method in WRITES:
+    if maybe_applied:
         message += unknown_outcome(method)
     return ApiError(504, message, "Timeout")
 
@@ -107,10 +118,10 @@ def not_connected(seconds):
                     "Timeout")
 
 
-def unreachable(method, exc, sent):
+def unreachable(method, exc, maybe_applied=False):
     """The 503 of a call the network failed: refused, reset, closed without an answer."""
     message = "the API server is unreachable: %s" % type(exc).__name__
-    if sent and method in WRITES:
+    if maybe_applied:
         message += unknown_outcome(method)
     return ApiError(503, message, "ServiceUnavailable")
 
