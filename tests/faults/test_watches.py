@@ -3,7 +3,6 @@ dropped (no FIN, no RST: a NAT or a firewall forgot it) is closed once it has he
 event nor a bookmark for --watch-idle-timeout, and resumed from its last resourceVersion; what
 was made meanwhile is listed without a restart, and /metrics says how quiet each watch is."""
 
-import re
 import secrets
 import time
 
@@ -52,6 +51,3 @@ def test_a_silently_dropped_watch_is_noticed_and_resumed(cluster, proxy, faulty,
         > silent_before
     assert max(quiet) >= WATCH_IDLE * 0.5, quiet   # /metrics showed the watch going quiet
     assert "heard nothing for" in faulty.log(whole=True)
-    # The store said it was stale (X-Dashboard-Cache-Age) from the cut until the new watch.
-    ages = re.findall(r'dashboard_cache_stale_seconds\{kind="deployment"\} (\S+)', text)
-    assert ages, text[:2000]
