@@ -67,7 +67,9 @@ def test_a_restart_of_the_api_server(cluster, faulty, namespace):
                                             max(a[2] for a in prober.answers)))
     assert faulty.proc.poll() is None
     for path, status, seconds, body in prober.answers:
-        bound = 1.0 if path in ("/healthz", "/readyz") else DEADLINE + MARGIN
+        # The probes need no API server: well under a deadline even while the restarting
+        # API server takes most of both cores.
+        bound = DEADLINE if path in ("/healthz", "/readyz") else DEADLINE + MARGIN
         assert seconds < bound, (path, status, seconds, body)
         if path in ("/healthz", "/readyz"):
             assert status == 200, (path, status)
