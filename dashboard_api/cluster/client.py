@@ -129,11 +129,14 @@ class Cluster:
         """``fn(*args)`` in ``executor``, answered by the deadline at the latest (504).
 
         The worker bounds its own socket waits by the same deadline (``_send``), so it is
-        free again at about the same time; the wait here is the backstop."""
+        free again at about the same time; the wait here is the backstop. A job still queued
+        then gives up as soon as it starts; one that answers late has its stream closed."""
+        job = asyncio.ensure_future(executor.run(fn, *args))
         try:
-            return await asyncio.wait_for(executor.run(fn, *args),
+            return await asyncio.wait_for(asyncio.shield(job),
                                           max(0.0, deadline.remaining()) + GRACE)
         except asyncio.TimeoutError:
+            job.add_done_callback(_close_late)
             raise timed_out(method, deadline.seconds, deadline.write) from None
 
     def _send(self, pool, method, url, headers, body, deadline, stream, decode=False):
@@ -291,6 +294,16 @@ def _read_all(response, method, deadline):
         raise timed_out(method, deadline.seconds, deadline.write) from exc
     except urllib3.exceptions.HTTPError as exc:
         raise unreachable(method, exc, deadline.write) from exc
+
+
+def _close_late(job):
+    """A streamed response that came after its caller gave up: its connection is closed."""
+    if job.cancelled() or job.exception() is not None:
+        return
+    result = job.result()
+    if isinstance(result, urllib3.BaseHTTPResponse):
+        result.close()
+        result.release_conn()
 
 
 def _forget_idle(pool):
