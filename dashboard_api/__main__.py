@@ -28,7 +28,7 @@ async def check_apiserver(cluster):
     else:
         # Proxy mode has no identity of its own: an anonymous call proves the server answers.
         handle = Handle(cluster, None, {})
-    response = await handle.call("GET", "/version", timeout=10)
+    response = await handle.call("GET", "/version", timeout=min(10, cluster.timeout))
     if response.status >= 400 and not (cluster.config.service_pool is None
                                        and response.status in (401, 403)):
         raise ApiError(response.status, "the API server answered %d to GET /version"
@@ -38,7 +38,9 @@ async def check_apiserver(cluster):
 
 def make_cluster(opts, config):
     executor = Executor(opts.api_workers)
-    common = dict(qps=opts.api_qps, burst=opts.api_burst, timeout=opts.api_timeout)
+    common = dict(qps=opts.api_qps, burst=opts.api_burst, timeout=opts.api_timeout,
+                  connect_timeout=opts.apiserver_connect_timeout,
+                  exec_ping_interval=opts.exec_ping_interval)
     if opts.cache_enabled:
         return CachingCluster(config, executor, size=opts.cache_size, ttl=opts.cache_ttl,
                               **common)

@@ -37,10 +37,11 @@ class Lifecycle:
         if not self._synced:
             if not self.cache_started:  # kinds not registered yet would not count as syncing
                 return False, "the watch cache is starting"
-            # Latched: during a later re-list (a watch that expired, an API server restart)
-            # the last synced store keeps answering, and every replica sees
-            # it at once; readiness must not take them all out together.
-            self._synced = self.cache.synced()
+            # Once every kind has synced, ready for good: during a later re-list (a watch
+            # that expired, an API server restart or away) the last synced store keeps
+            # answering, and every replica sees it at once; readiness must not take them all
+            # out together (issue 27: the README's "When the cluster fails").
+            self._synced = self.cache.synced_once()
             if not self._synced:
                 return False, "the watch cache is syncing"
         return True, "ok"

@@ -22,6 +22,13 @@ def duration(text):
     return float(m.group(1)) * _UNIT[m.group(2)]
 
 
+def _positive_duration(text):
+    value = duration(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0, got %r" % text)
+    return value
+
+
 def _bool(text):
     lowered = str(text).lower()
     if lowered in ("1", "true", "yes", "on"):
@@ -169,8 +176,25 @@ def parser():
     kube.add_argument("--cache-sync-wait", type=duration, default=duration("10s"),
                       help="how long a list waits for its kind's first sync in the watch cache "
                            "before a 503 with Retry-After")
-    kube.add_argument("--api-timeout", type=duration, default=duration("60s"),
-                      help="timeout of one API server call")
+    # Issue 27: every call to the API server has a deadline (cluster/deadlines.py).
+    kube.add_argument("--apiserver-connect-timeout", type=_positive_duration,
+                      default=duration("5s"),
+                      help="how long a new connection to the API server may take (TCP and TLS)")
+    kube.add_argument("--apiserver-request-timeout", "--api-timeout", dest="api_timeout",
+                      type=_positive_duration, default=duration("30s"),
+                      help="the longest an API server call may take, from sending it to the "
+                           "last byte of the answer (below the API server's own 60s); past it "
+                           "the caller gets a 504 (reason Timeout), and a write's outcome is "
+                           "said to be unknown. Log streams: the longest wait for the next chunk")
+    kube.add_argument("--exec-ping-interval", type=_positive_duration, default=duration("30s"),
+                      help="a terminal's exec connection to the API server is pinged this "
+                           "often and closed when a ping is not answered within as long; the "
+                           "browser is then told the connection was lost")
+    kube.add_argument("--watch-idle-timeout", type=_positive_duration, default=duration("90s"),
+                      help="a watch of the watch cache that has seen neither an event nor a "
+                           "bookmark for this long (the API server sends a bookmark about every "
+                           "minute) is taken for dead: it is closed and resumed from its last "
+                           "resourceVersion")
     kube.add_argument("--read-your-writes-timeout", type=duration, default=duration("2s"),
                       help="after a write through the gateway, the longest its reply waits "
                            "until the watch cache has applied the written object's event, so "

@@ -121,7 +121,8 @@ def make_source(options, cluster, settings):
     """(the watch cache or None, the list source): the cache unless it is turned off or the
     service has no identity of its own (--proxy); pass-through lists are bounded either way."""
     use_cache = options.watch_cache and not options.proxy
-    cache = WatchCache(cluster, opt_in=options.watch_cache_opt_in) if use_cache else None
+    cache = WatchCache(cluster, opt_in=options.watch_cache_opt_in,
+                       idle=options.watch_idle_timeout) if use_cache else None
     candidates = NamespaceCandidates(cluster, settings, cache)
     passthrough = ChunkedList(
         slots=ListSlots(options.max_large_lists, options.large_list_wait),

@@ -35,7 +35,8 @@ async def serve(opts):
                   opts.kubeconfig or "the in-cluster service account", exc)
         return 2
     store = Store(opts.db_file, opts.metric_duration)
-    api = Api(cfg, timeout=opts.scrape_timeout)
+    api = Api(cfg, timeout=opts.scrape_timeout, connect_timeout=opts.apiserver_connect_timeout,
+              watch_idle=opts.watch_idle_timeout)
     scraper = Scraper(api, store, opts.namespaces, opts.metric_resolution)
     server = tornado.httpserver.HTTPServer(make_app(store, scraper, token))
     try:

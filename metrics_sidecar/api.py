@@ -21,6 +21,8 @@ import ujson
 import urllib3
 
 from dashboard_api.cluster.config import bearer_token
+from dashboard_api.cluster.deadlines import (Deadline, DeadlinePassed, keepalive_options,
+                                             read_body)
 
 USER_AGENT = "metrics-sidecar"
 
@@ -48,13 +50,18 @@ class Api:
     of pods begun (metrics_sidecar/podfacts.py), which /healthz reports: once the pods are
     watched, scrapes make none."""
 
-    def __init__(self, cfg, timeout=30.0, workers=2):
+    def __init__(self, cfg, timeout=30.0, workers=2, connect_timeout=5.0, watch_idle=90.0):
         self.cfg = cfg
         self.host = cfg.host.rstrip("/")
         cfg = copy.copy(cfg)
         cfg.connection_pool_maxsize = workers
+        # TCP keepalive on every socket; urllib3's own options (TCP_NODELAY) kept.
+        cfg.socket_options = (list(urllib3.connection.HTTPConnection.default_socket_options)
+                              + keepalive_options())
         self.http = kubernetes.client.ApiClient(cfg).rest_client.pool_manager
-        self.timeout = timeout
+        self.timeout = timeout              # the deadline of one GET, body included
+        self.connect_timeout = connect_timeout
+        self.watch_idle = watch_idle        # a watch silent this long is taken for dead
         self.pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="scrape")
         self.pod_lists = 0
 
@@ -69,19 +76,26 @@ class Api:
         return self.host + path + ("?" + urllib.parse.urlencode(params) if params else "")
 
     def _fetch(self, path, params, decode):
+        """One GET by its deadline (issue 27: connect, headers and a trickling body alike)."""
+        deadline = Deadline(self.timeout, self.connect_timeout)
         try:
             response = self.http.request("GET", self._url(path, params), headers=self._headers(),
-                                         retries=False,
-                                         timeout=urllib3.Timeout(connect=min(10, self.timeout),
-                                                                 read=self.timeout))
+                                         retries=False, preload_content=False,
+                                         timeout=self._timeout(deadline.seconds))
+            status = response.status
+            data = read_body(response, deadline)
+        except DeadlinePassed:
+            raise ScrapeError("GET %s: the API server did not answer within %gs"
+                              % (path, self.timeout)) from None
         except Exception as exc:  # urllib3 and socket errors of several types
             raise ScrapeError("GET %s failed: %s" % (path, exc)) from None
-        if not 200 <= response.status < 300:
-            raise ScrapeError("GET %s answered %s: %s" % (path, response.status,
-                                                          _message(response.data)),
-                              response.status)
-        data, response = response.data, None
+        response = None
+        if not 200 <= status < 300:
+            raise ScrapeError("GET %s answered %s: %s" % (path, status, _message(data)), status)
         return decode(path, data)
+
+    def _timeout(self, read):
+        return urllib3.Timeout(connect=min(self.connect_timeout, read), read=read)
 
     def _get(self, path, params, keep=None):
         def decode(path, data):
@@ -120,12 +134,12 @@ class Api:
 
     def open_stream(self, path, params, read_timeout):
         """A blocking GET whose body is read as it arrives (a WATCH), for the caller's own
-        thread: the urllib3 response (``stream()`` it, then ``close_stream`` it)."""
+        thread: the urllib3 response (``stream()`` it, then ``close_stream`` it).
+        ``read_timeout`` bounds each wait for the next bytes: a watch's idle limit."""
         try:
             response = self.http.request("GET", self._url(path, params), headers=self._headers(),
                                          retries=False, preload_content=False,
-                                         timeout=urllib3.Timeout(connect=min(10, self.timeout),
-                                                                 read=read_timeout))
+                                         timeout=self._timeout(read_timeout))
         except Exception as exc:  # urllib3 and socket errors of several types
             raise ScrapeError("GET %s failed: %s" % (path, exc)) from None
         if not 200 <= response.status < 300:

@@ -51,8 +51,15 @@ def parser():
                         "unset: every namespace; nodes are scraped only then)")
     p.add_argument("--bind-address", default="0.0.0.0", help="address to listen on")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-    p.add_argument("--scrape-timeout", type=duration, default=duration("30s"),
-                   help="timeout of one call to the API server")
+    p.add_argument("--scrape-timeout", "--apiserver-request-timeout", dest="scrape_timeout",
+                   type=duration, default=duration("30s"),
+                   help="the longest one call to the API server may take, body included")
+    p.add_argument("--apiserver-connect-timeout", type=duration, default=duration("5s"),
+                   help="how long a new connection to the API server may take (TCP and TLS)")
+    p.add_argument("--watch-idle-timeout", type=duration, default=duration("90s"),
+                   help="the pod watch, silent this long (no event, no bookmark: the API "
+                        "server sends one about every minute), is taken for dead and resumed "
+                        "from its last resourceVersion")
     p.add_argument("-v", "--verbosity", type=int, default=0,
                    help="log verbosity: 0 warnings and scrape failures, 1+ every scrape")
     p.add_argument("--sidecar-token-file", default=None,

@@ -31,6 +31,7 @@ import time
 from typing import Optional
 
 import msgspec
+import urllib3
 
 from metrics_sidecar import podfacts
 from metrics_sidecar.api import ScrapeError, abort_stream, close_stream
@@ -221,8 +222,10 @@ class PodWatch:
         changes to the loop (in order: call_soon_threadsafe keeps it)."""
         params = {"watch": "1", "resourceVersion": version, "allowWatchBookmarks": "true",
                   "timeoutSeconds": str(WATCH_SECONDS), "fieldSelector": podfacts.NOT_DONE}
+        # Bookmarks come about every minute: silence past the idle limit is a dead connection
+        # (a read timeout: the watch is resumed from ``version``).
         response = self.api.open_stream(podfacts.pods_path(self.namespace), params,
-                                        WATCH_SECONDS + 30)
+                                        self.api.watch_idle)
         self._response = response
         try:
             if self._stopped:
@@ -247,6 +250,9 @@ class PodWatch:
             raise
         except msgspec.DecodeError as exc:
             raise ScrapeError("the pod watch sent an event that is not one: %s" % exc) from None
+        except urllib3.exceptions.ReadTimeoutError:
+            raise ScrapeError("the pod watch heard nothing for %gs: resuming it"
+                              % self.api.watch_idle) from None
         except Exception as exc:  # noqa: BLE001 (urllib3's read errors, or an abort by stop)
             raise ScrapeError("the pod watch broke: %s" % exc) from None
         finally:

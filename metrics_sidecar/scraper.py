@@ -120,6 +120,7 @@ class Scraper:
         self.failures = 0
         self.last_error = None
         self.last_seconds = None
+        self.last_success = None    # time.monotonic() of the last scrape stored
         self._task = None
 
     async def pods(self, namespace):
@@ -145,9 +146,12 @@ class Scraper:
                 [p for part in pod_parts for p in part])
 
     def status(self):
-        """What /healthz tells the token holder about the pods' facts."""
+        """What /healthz tells the token holder about the pods' facts, and how old the newest
+        stored scrape is (while the API server is away, the window kept is served as is)."""
+        age = None if self.last_success is None else time.monotonic() - self.last_success
         return {"podLists": self.api.pod_lists,
-                "podWatches": [w.status() for w in self.watches.values()]}
+                "podWatches": [w.status() for w in self.watches.values()],
+                "lastSuccessAgeSeconds": None if age is None else round(age, 3)}
 
     async def scrape(self):
         """One scrape; True when it was stored. Failures are logged, never raised."""
@@ -172,7 +176,8 @@ class Scraper:
             return False
         self.scrapes += 1
         self.last_error = None
-        self.last_seconds = time.monotonic() - started
+        self.last_success = time.monotonic()
+        self.last_seconds = self.last_success - started
         log.info("scraped %d nodes and %d pod containers in %.3fs", len(scrape.nodes),
                  len(scrape.pods), self.last_seconds)
         return True

@@ -11,8 +11,6 @@ names them.
 import asyncio
 import logging
 
-import tornado.httpclient
-
 from dashboard_api import kinds
 from dashboard_api.cache import heap, slim
 from dashboard_api.cache.applied import Applied
@@ -58,10 +56,14 @@ class Cached:
         self.store.apply(event, row, version)
         self.applied.notify(event, row)   # read your own writes (cache/applied.py)
 
-    def state(self, name):
+    def state(self, name, since=None):
+        """``since``: the event loop's time from which the store is stale (the loop's clock
+        and the store's are both monotonic)."""
         if name != self.store.state:
             log.info("cache of %s: %s (%d objects)", self.kind.name, name, len(self.store))
-        self.store.set_state(name)
+        if since is not None:
+            since += self.store.clock() - asyncio.get_running_loop().time()
+        self.store.set_state(name, since)
 
 
 class WatchCache:
@@ -69,7 +71,7 @@ class WatchCache:
     ``cached_names(opt_in)``), each filled by its own reflector; ``store_for`` says which one
     may answer a resource now."""
 
-    def __init__(self, cluster, names=None, opt_in=()):
+    def __init__(self, cluster, names=None, opt_in=(), idle=None):
         self.cluster = cluster
         cacheable = [k.name for k in kinds.TABLE if k.cached]   # True or OPT_IN
         self.names = cached_names(opt_in) if names is None else [
@@ -78,14 +80,11 @@ class WatchCache:
         self.by_name = {}           # kind name -> Cached
         self.registered = asyncio.Event()   # set once start() has made every kind's store
         self.applied = Applied()    # writes waiting for their watch events
-        self._http = None
+        self.idle = idle            # --watch-idle-timeout (None: the reflector's default)
 
     async def start(self):
         """Resolves the kinds with the service identity and starts their watches."""
         heap.configure()
-        self._http = tornado.httpclient.AsyncHTTPClient(
-            force_instance=True, max_clients=len(self.names) + 4, max_body_size=1 << 62,
-            max_buffer_size=1 << 27)
         try:
             await self._register()
         finally:
@@ -102,8 +101,9 @@ class WatchCache:
                 log.info("not caching %s: %s", name, getattr(exc, "message", exc))
                 continue
             cached = Cached(kind, resource, self.applied)
+            idle = {} if self.idle is None else {"idle": self.idle}
             cached.reflector = Reflector(self.cluster, resource, cached.to_row, cached,
-                                         http=self._http, reuse=cached.store.reusable)
+                                         reuse=cached.store.reusable, **idle)
             self.cached[(resource.group, resource.plural)] = cached
             self.by_name[name] = cached
             cached.reflector.start()
@@ -112,8 +112,6 @@ class WatchCache:
         for cached in self.cached.values():
             if cached.reflector is not None:
                 cached.reflector.stop()
-        if self._http is not None:
-            self._http.close()
 
     def store_for(self, resource):
         """The store serving ``resource`` (same group, plural and version) now, or None: a
@@ -136,8 +134,15 @@ class WatchCache:
 
     def synced(self):
         """Whether no kind is still syncing (each is synced, or unavailable and passed
-        through): what a readiness check asks."""
+        through)."""
         return all(c.store.state != SYNCING for c in self.cached.values())
+
+    def synced_once(self):
+        """Whether every kind has synced at least once (or is unavailable and passed
+        through): what a readiness check asks. A kind re-syncing later (a watch resumed, an
+        API server away) still answers from what it has."""
+        return all(c.store.synced_once or c.store.state == UNAVAILABLE
+                   for c in self.cached.values())
 
     def states(self):
         """{kind: (state, objects, events applied, watch restarts)} for /metrics."""

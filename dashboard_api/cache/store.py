@@ -177,16 +177,17 @@ class Store:
 
     # --- state -----------------------------------------------------------------------------
 
-    def set_state(self, name):
+    def set_state(self, name, since=None):
         """The reflector says where it is: ``synced`` (a LIST completed, or a watch is
         established), ``syncing`` (listing, or the watch failed) or ``unavailable`` (the
         service identity may not list it). A store that has synced once goes on answering
-        while it is syncing again: it is only stale."""
+        while it is syncing again: it is only stale, since ``since`` (a time of ``clock``:
+        when a watch cut for silence last heard anything) or now."""
         if name == SYNCED:
             self.stale_since = None
             self.synced_once = True
         elif self.stale_since is None:
-            self.stale_since = self.clock()
+            self.stale_since = self.clock() if since is None else min(since, self.clock())
         self.state = name
         if name in (SYNCED, UNAVAILABLE) and self._first_sync is not None:
             self._first_sync.set()

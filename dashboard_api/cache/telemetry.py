@@ -33,9 +33,21 @@ class CacheCollector:
                        "seconds since the kind's store was last known current (0 while its "
                        "watch streams; during a re-list or a failed watch, since it ended)",
                        "gauge")
+        quiet = Metric("dashboard_cache_watch_quiet_seconds",
+                       "seconds since the kind's watch last heard from the API server (an "
+                       "event or a bookmark, about every minute); past --watch-idle-timeout "
+                       "the watch is taken for dead and resumed", "gauge")
+        silent = Metric("dashboard_cache_watch_silent",
+                        "watches closed and resumed for hearing nothing within "
+                        "--watch-idle-timeout", "counter")
         for kind, cached in sorted(self.cache.by_name.items()):
             stale.add_sample("dashboard_cache_stale_seconds", {"kind": kind},
                              round(cached.store.staleness(), 3))
+            if cached.reflector is not None:
+                quiet.add_sample("dashboard_cache_watch_quiet_seconds", {"kind": kind},
+                                 round(cached.reflector.quiet(), 3))
+                silent.add_sample("dashboard_cache_watch_silent", {"kind": kind},
+                                  cached.reflector.silent)
         authz = Metric("dashboard_cache_authorization_checks",
                        "list rights answered from the authorization cache (hit) or asked of the "
                        "API server (miss)", "counter")
@@ -43,4 +55,4 @@ class CacheCollector:
                          self.access.hits)
         authz.add_sample("dashboard_cache_authorization_checks", {"result": "miss"},
                          self.access.misses)
-        return [state, objects, events, restarts, stale, authz]
+        return [state, objects, events, restarts, stale, quiet, silent, authz]

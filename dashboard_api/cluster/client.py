@@ -5,6 +5,7 @@ Objects come back as plain dicts decoded by ujson from the raw bytes: the typed 
 executor; the event loop only awaits them.
 """
 
+import asyncio
 import gc
 import urllib.parse
 
@@ -13,6 +14,8 @@ import urllib3
 from urllib3._collections import HTTPHeaderDict
 
 from dashboard_api.cluster.config import USER_AGENT
+from dashboard_api.cluster.deadlines import (Deadline, changes, not_connected, read_body,
+                                             timed_out, unreachable)
 from dashboard_api.cluster.executor import Executor
 from dashboard_api.cluster.ratelimit import UNLIMITED, Buckets
 from dashboard_api.errors import ApiError, from_apiserver
@@ -21,6 +24,8 @@ from dashboard_api.errors import ApiError, from_apiserver
 # of the decode time, and they hold no cycles. Raised thresholds keep it out of the way.
 gc.set_threshold(100_000, 50, 100)
 
+CHUNK = 65536
+GRACE = 0.5     # the loop's backstop waits this much longer than the worker's own deadline
 SELF_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 IMPERSONATION_PREFIXES = ("impersonate-user", "impersonate-group", "impersonate-extra-",
                           "impersonate-uid")
@@ -44,11 +49,15 @@ class Response:
 class Stream:
     """A streamed response body (logs); chunks are read in the executor."""
 
-    def __init__(self, cluster, response):
+    def __init__(self, cluster, response, idle):
         self._cluster = cluster
         self._response = response
         self.status = response.status
         self.headers = response.headers
+        self.idle = idle
+        sock = getattr(response.connection, "sock", None)
+        if sock is not None:
+            sock.settimeout(idle)   # from now on the longest wait for the next chunk
 
     async def read(self, size=65536, fill=False):
         """Returns the next chunk, or b"" at the end.
@@ -57,8 +66,16 @@ class Stream:
         ``fill=True`` waits for ``size`` bytes, which costs far fewer executor round trips on a
         bulk download (the API server's chunks are ~12 KiB).
         """
-        read = self._response.read if fill else self._response.read1
-        return await self._cluster.streams.run(read, size)
+        return await self._cluster.streams.run(self._read, size, fill)
+
+    def _read(self, size, fill):
+        try:
+            return (self._response.read if fill else self._response.read1)(size)
+        except (urllib3.exceptions.ReadTimeoutError, TimeoutError) as exc:
+            raise ApiError(504, "the API server sent nothing for %gs" % self.idle,
+                           "Timeout") from exc
+        except urllib3.exceptions.HTTPError as exc:
+            raise unreachable("GET", exc) from exc
 
     def close(self):
         # Closed before release, so a half-read connection never goes back to the pool.
@@ -73,14 +90,17 @@ class Cluster:
     take the workers that every other request needs.
     """
 
-    def __init__(self, config, executor=None, qps=0, burst=1, timeout=60.0):
+    def __init__(self, config, executor=None, qps=0, burst=1, timeout=30.0,
+                 connect_timeout=5.0, exec_ping_interval=30.0):
         from dashboard_api.cluster.discovery import Discovery
 
         self.config = config
         self.executor = executor or Executor(max_workers=16)
         self.streams = Executor(max_workers=self.executor.max_workers)
         self.buckets = Buckets(qps, burst)
-        self.timeout = timeout
+        self.timeout = timeout                  # the response deadline of every call
+        self.connect_timeout = connect_timeout
+        self.exec_ping_interval = exec_ping_interval   # terminals (terminal/execstream.py)
         self.discovery = Discovery()
         self.writes = 0   # objects written through callers' handles (cache/applied.py)
 
@@ -101,21 +121,51 @@ class Cluster:
                 [(k, v) for k, v in params.items() if v is not None], doseq=True)
         return url
 
-    def _send(self, pool, method, url, headers, body, timeout, stream, decode=False):
+    def deadline(self, seconds=None, write=False):
+        """A call's Deadline: ``seconds`` (default the response deadline) from now."""
+        return Deadline(seconds or self.timeout, self.connect_timeout, write)
+
+    async def run_call(self, executor, deadline, method, fn, *args):
+        """``fn(*args)`` in ``executor``, answered by the deadline at the latest (504).
+
+        The worker bounds its own socket waits by the same deadline (``_send``), so it is
+        free again at about the same time; the wait here is the backstop. A job still queued
+        then gives up as soon as it starts; one that answers late has its stream closed."""
+        job = asyncio.ensure_future(executor.run(fn, *args))
         try:
-            response = pool.request(method, url, headers=headers, body=body,
-                                    preload_content=not stream, redirect=False,
-                                    retries=False, timeout=timeout)
+            return await asyncio.wait_for(asyncio.shield(job),
+                                          max(0.0, deadline.remaining()) + GRACE)
+        except asyncio.TimeoutError:
+            job.add_done_callback(_close_late)
+            raise timed_out(method, deadline.seconds, deadline.write) from None
+
+    def _send(self, pool, method, url, headers, body, deadline, stream, decode=False):
+        if deadline.passed():   # waited for a worker past it: nothing is sent
+            raise timed_out(method, deadline.seconds)
+        remaining = deadline.remaining()
+        timeout = urllib3.Timeout(connect=min(deadline.connect, remaining), read=remaining)
+        try:
+            try:
+                response = pool.request(method, url, headers=headers, body=body,
+                                        preload_content=False, redirect=False,
+                                        retries=False, timeout=timeout)
+            except urllib3.exceptions.ClosedPoolError:   # cleared meanwhile: nothing sent
+                response = pool.request(method, url, headers=headers, body=body,
+                                        preload_content=False, redirect=False,
+                                        retries=False, timeout=timeout)
+        except urllib3.exceptions.NewConnectionError as exc:   # refused: nothing sent
+            raise unreachable(method, exc) from exc
+        except urllib3.exceptions.ConnectTimeoutError as exc:
+            raise not_connected(deadline.connect) from exc
+        except urllib3.exceptions.ReadTimeoutError as exc:
+            _forget_idle(pool)
+            raise timed_out(method, deadline.seconds, deadline.write) from exc
         except urllib3.exceptions.HTTPError as exc:
-            raise ApiError(503, "the API server is unreachable: %s" % type(exc).__name__,
-                           "ServiceUnavailable") from exc
-        if stream and response.status >= 400:
-            data = response.read()
-            response.release_conn()
-            return Response(response.status, response.headers, data)
-        if stream:
+            raise unreachable(method, exc, deadline.write) from exc
+        if stream and response.status < 400:
             return response
-        result = Response(response.status, response.headers, response.data)
+        data = _read_all(response, method, deadline)
+        result = Response(response.status, response.headers, data)
         if decode and response.status < 400:
             result.json()  # here in the worker, not on the event loop
             if callable(decode) and isinstance(result.decoded, dict):
@@ -183,9 +233,10 @@ class Handle:
             headers["Content-Type"] = content_type
         pool = cluster.config.service_pool if self._service else cluster.config.user_pool
         await self.limiter.acquire()
-        response = await cluster.executor.run(
-            cluster._send, pool, method, cluster.url(path, params), headers, body,
-            timeout or cluster.timeout, False, decode)
+        deadline = cluster.deadline(timeout, changes(method, path))
+        response = await cluster.run_call(
+            cluster.executor, deadline, method, cluster._send, pool, method,
+            cluster.url(path, params), headers, body, deadline, False, decode)
         if self.after_write is not None:
             await self.after_write(method, path, response)
         return response
@@ -219,15 +270,48 @@ class Handle:
         return bool(((review or {}).get("status") or {}).get("allowed"))
 
     async def stream(self, path, params=None, timeout=None):
-        """A GET whose body is read in chunks (logs). Errors raise the mapped ApiError."""
+        """A GET whose body is read in chunks (logs). Errors raise the mapped ApiError.
+
+        ``timeout`` (default the response deadline) bounds the wait for the headers, then
+        each wait for the next chunk: an idle limit, not a total one, so that a long download
+        goes on as long as bytes keep coming."""
         cluster = self.cluster
         await self.limiter.acquire()
-        result = await cluster.streams.run(
-            cluster._send, cluster.config.user_pool, "GET", cluster.url(path, params),
-            self.headers(), None, timeout or urllib3.Timeout(connect=10, read=None), True)
+        deadline = cluster.deadline(timeout)
+        result = await cluster.run_call(
+            cluster.streams, deadline, "GET", cluster._send, cluster.config.user_pool, "GET",
+            cluster.url(path, params), self.headers(), None, deadline, True)
         if isinstance(result, Response):
             raise from_apiserver(result.status, result.data)
-        return Stream(cluster, result)
+        return Stream(cluster, result, deadline.seconds)
+
+
+def _read_all(response, method, deadline):
+    """The whole body by the deadline (deadlines.read_body), its failures as ApiErrors."""
+    try:
+        return read_body(response, deadline, CHUNK)
+    except (urllib3.exceptions.ReadTimeoutError, TimeoutError) as exc:
+        raise timed_out(method, deadline.seconds, deadline.write) from exc
+    except urllib3.exceptions.HTTPError as exc:
+        raise unreachable(method, exc, deadline.write) from exc
+
+
+def _close_late(job):
+    """A streamed response that came after its caller gave up: its connection is closed."""
+    if job.cancelled() or job.exception() is not None:
+        return
+    result = job.result()
+    if isinstance(result, urllib3.BaseHTTPResponse):
+        result.close()
+        result.release_conn()
+
+
+def _forget_idle(pool):
+    """After a call got no answer on its connection, the other idle connections of the pool
+    are closed too: opened at the same time through the same path, they are likely as
+    silent (a NAT or a load balancer that forgot them), and each would cost the next calls a
+    whole deadline. Calls in flight keep theirs; new calls open fresh connections."""
+    pool.clear()
 
 
 def impersonation_lines(impersonation):

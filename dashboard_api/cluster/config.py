@@ -7,6 +7,9 @@ Two connection pools come out of it, both sized for the executor:
   certificate before a bearer token, so a user call would silently run as the service.
 * the *service* pool carries the service's own credentials (certificate or token) and is used only
   where the specification allows: the start-up version check and reading the settings ConfigMap.
+
+Every socket of both has TCP keepalive on (cluster/deadlines.py), so that a peer gone without a
+word is noticed.
 """
 
 import copy
@@ -15,6 +18,9 @@ import ssl
 
 import kubernetes.client
 import kubernetes.config
+import urllib3
+
+from dashboard_api.cluster.deadlines import keepalive_options
 
 from dashboard_api.version import PRODUCT, VERSION
 
@@ -91,6 +97,9 @@ def _without_credentials(base):
 def _pool(cfg, size):
     cfg = copy.copy(cfg)
     cfg.connection_pool_maxsize = size
+    # urllib3 replaces its default options (TCP_NODELAY) with those given: keep them.
+    cfg.socket_options = (list(urllib3.connection.HTTPConnection.default_socket_options)
+                          + keepalive_options())
     client = kubernetes.client.ApiClient(cfg)
     client.user_agent = USER_AGENT
     return client.rest_client.pool_manager

@@ -54,9 +54,9 @@ class LruTtlCache:
 class CachingCluster(Cluster):
     """A Cluster whose handle() returns the cached client of a token."""
 
-    def __init__(self, config, executor=None, qps=0, burst=1, timeout=60.0, size=1000,
-                 ttl=600.0, clock=time.monotonic):
-        super().__init__(config, executor, qps=qps, burst=burst, timeout=timeout)
+    def __init__(self, config, executor=None, size=1000, ttl=600.0, clock=time.monotonic,
+                 **common):
+        super().__init__(config, executor, **common)
         self.handles = LruTtlCache(size, ttl, clock)
 
     def handle(self, token, impersonation=None):

@@ -205,6 +205,8 @@ class LogFileHandler(LogsBase):
                 chunk = await stream.read(DOWNLOAD_CHUNK, fill=True)
             except Exception as exc:  # urllib3 and socket errors alike end the download
                 if not self._headers_written:
+                    if isinstance(exc, ApiError):   # a 504 of the idle limit, a 503
+                        raise
                     raise ApiError(502, "reading the log from the API server failed: %s"
                                    % type(exc).__name__)
                 # A clean end of the chunked reply would pass a cut-off log for a whole one.

@@ -20,7 +20,6 @@ from dashboard_api.errors import from_apiserver
 
 PROTOCOL = "v4.channel.k8s.io"
 STDIN, STDOUT, STDERR, STATUS, RESIZE = 0, 1, 2, 3, 4
-CONNECT_TIMEOUT = 10.0
 
 _contexts = weakref.WeakKeyDictionary()
 
@@ -72,8 +71,13 @@ async def open_stream(handle, namespace, pod, container, command):
     request = tornado.httpclient.HTTPRequest(
         exec_url(cluster.config.host, namespace, pod, container, command),
         headers=_tornado_headers(handle), ssl_options=_ssl_context(cluster.config),
-        connect_timeout=CONNECT_TIMEOUT, request_timeout=CONNECT_TIMEOUT)
-    connecting = tornado.websocket.websocket_connect(request, subprotocols=[PROTOCOL])
+        connect_timeout=cluster.connect_timeout, request_timeout=cluster.timeout)
+    # A shell may sit idle for hours: no idle limit, but a ping every interval that must be
+    # answered within another (the kubelet's WebSocket answers pings), so that a connection
+    # gone silent is noticed (issue 27).
+    ping = cluster.exec_ping_interval
+    connecting = tornado.websocket.websocket_connect(request, subprotocols=[PROTOCOL],
+                                                     ping_interval=ping, ping_timeout=ping)
     try:
         # Shielded: a cancelled terminal must still close a stream that opens a moment later.
         ws = await asyncio.shield(connecting)
@@ -98,6 +102,13 @@ class ExecStream:
         self._status = b""
         self.output_seen = False
         self.ended = False
+
+    @property
+    def broken(self):
+        """Whether the stream ended without the final status that the kubelet always sends
+        on channel 3 when the process ends: the connection broke (a reset, an API server or
+        a kubelet gone, a ping unanswered), and the process may still be running."""
+        return self.ended and not self._status
 
     async def read(self):
         """The next piece of process output (bytes), or None when the stream has ended."""

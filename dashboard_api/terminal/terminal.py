@@ -18,6 +18,8 @@ log = logging.getLogger("dashboard_api.terminal")
 EXITED = (1, "Process exited")
 # The close code of a terminal ended by the gateway itself (as when no shell starts).
 CLOSED_BY_SERVER = 2
+LOST = ("The connection to the container was lost (the API server or the node stopped "
+        "answering); the process may still be running. Open the terminal again.")
 # Keystrokes typed before a shell shows that it runs are kept up to this size.
 INPUT_LIMIT = 64 * 1024
 
@@ -107,6 +109,9 @@ class Terminal:
             try:
                 self._attach(stream)
                 await self._pump(stream)
+                if stream.broken:   # not "Process exited": the user did not end it
+                    self._conn.write(protocol.encode(protocol.TOAST, LOST))
+                    return CLOSED_BY_SERVER, LOST
                 stream.outcome()
             except ExecFailed as exc:
                 error = exc

@@ -97,7 +97,7 @@ class Cache:
     def __init__(self):
         self.done = False
 
-    def synced(self):
+    def synced_once(self):
         return self.done
 
 

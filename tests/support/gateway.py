@@ -44,12 +44,13 @@ class Gateway:
 
     @classmethod
     def start(cls, cluster, *args, https=False, kubeconfig=True, timeout=30, env=None,
-              port=None):
+              port=None, apiserver=None):
         """Starts the gateway on `port` (default: a free one) of 127.0.0.1 with `args` added
-        to the defaults."""
+        to the defaults; `apiserver`: the API server's URL when not the cluster's own (a
+        fault proxy in front of it: same CA, same name)."""
         if port is None:
             [port] = free_ports(1)
-        argv = [sys.executable, "-m", "dashboard_api", "--apiserver-host", cluster.url,
+        argv = [sys.executable, "-m", "dashboard_api", "--apiserver-host", apiserver or cluster.url,
                 "--apiserver-ca-bundle", cluster.ca_file]
         if kubeconfig:
             argv += ["--kubeconfig", cluster.kubeconfig]

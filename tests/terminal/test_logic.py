@@ -332,9 +332,10 @@ class FakeStream:
     """A shell that prints `output` and ends, or fails to start with `fails`, or runs until
     closed when `output` is None."""
 
-    def __init__(self, output=(), fails=None):
+    def __init__(self, output=(), fails=None, broken=False):
         self.output = None if output is None else list(output)
         self.fails = fails
+        self.broken = broken   # ends without the kubelet's final status (issue 27)
         self.written = []
         self.sizes = []
         self.closed = False
@@ -416,6 +417,17 @@ async def test_fallback_replays_keystrokes_to_the_shell_that_starts(monkeypatch)
     assert bash.closed and sh.closed
     assert [protocol.decode(f).data for f in conn.frames] == ["$ ", "hi\r\n"]
     assert conn.ended == (1, "Process exited")
+
+
+@pytest.mark.gen_test(timeout=5)
+async def test_a_broken_exec_connection_is_said_to_be_lost_not_exited(monkeypatch):
+    bash = FakeStream(output=[b"$ "], broken=True)
+    tried, conn = await run_terminal(monkeypatch, {"bash": bash})
+    assert tried == ["bash"]   # not tried again with another shell: it ran
+    assert conn.ended == (2, terminal.LOST)
+    assert "connection to the container was lost" in conn.ended[1]
+    frames = [protocol.decode(f) for f in conn.frames]
+    assert frames[-1].op == protocol.TOAST and frames[-1].data == terminal.LOST
 
 
 @pytest.mark.gen_test(timeout=5)

@@ -106,6 +106,7 @@ class FakeApi:
         self.watches = list(watches)
         self.pod_lists = 0
         self.watch_params = []
+        self.watch_idle = 90.0
 
     async def fetch(self, path, params, decode):
         return decode(path, self.lists.pop(0))

@@ -9,7 +9,7 @@ from dashboard_api.metrics import sidecar as sidecar_mod
 
 
 class Recorder:
-    async def run(self, fn, pool, method, url, headers, body, timeout, stream, decode):
+    async def run(self, fn, pool, method, url, headers, body, deadline, stream, decode):
         self.seen = (method, url, headers)
         return Response(200, {}, b"{}")
 
@@ -23,6 +23,7 @@ async def test_through_the_service_proxy_the_token_has_a_header_of_its_own():
     cluster.executor = Recorder()
     cluster.buckets = SimpleNamespace(for_caller=lambda token: None)
     cluster.timeout = 5
+    cluster.connect_timeout = 2
     client = sidecar_mod.SidecarClient(cluster, namespace="ns", service="side", token="s3cret")
     assert await client.get("/healthz") == (200, b"{}")
     method, url, headers = cluster.executor.seen
