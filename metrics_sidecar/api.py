@@ -21,7 +21,7 @@ import ujson
 import urllib3
 
 from dashboard_api.cluster.config import bearer_token
-from dashboard_api.cluster.deadlines import (Deadline, DeadlinePassed, keepalive_options,
+from dashboard_api.cluster.deadlines import (Deadline, DeadlinePassed, pool_socket_options,
                                              read_body)
 
 USER_AGENT = "metrics-sidecar"
@@ -55,9 +55,7 @@ class Api:
         self.host = cfg.host.rstrip("/")
         cfg = copy.copy(cfg)
         cfg.connection_pool_maxsize = workers
-        # TCP keepalive on every socket; urllib3's own options (TCP_NODELAY) kept.
-        cfg.socket_options = (list(urllib3.connection.HTTPConnection.default_socket_options)
-                              + keepalive_options())
+        cfg.socket_options = pool_socket_options()   # TCP keepalive on every socket
         self.http = kubernetes.client.ApiClient(cfg).rest_client.pool_manager
         self.timeout = timeout              # the deadline of one GET, body included
         self.connect_timeout = connect_timeout

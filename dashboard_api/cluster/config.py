@@ -18,9 +18,8 @@ import ssl
 
 import kubernetes.client
 import kubernetes.config
-import urllib3
 
-from dashboard_api.cluster.deadlines import keepalive_options
+from dashboard_api.cluster.deadlines import pool_socket_options
 
 from dashboard_api.version import PRODUCT, VERSION
 
@@ -97,9 +96,7 @@ def _without_credentials(base):
 def _pool(cfg, size):
     cfg = copy.copy(cfg)
     cfg.connection_pool_maxsize = size
-    # urllib3 replaces its default options (TCP_NODELAY) with those given: keep them.
-    cfg.socket_options = (list(urllib3.connection.HTTPConnection.default_socket_options)
-                          + keepalive_options())
+    cfg.socket_options = pool_socket_options()   # TCP keepalive on every socket
     client = kubernetes.client.ApiClient(cfg)
     client.user_agent = USER_AGENT
     return client.rest_client.pool_manager

@@ -11,11 +11,13 @@ A write whose request was sent and whose answer was lost says that its outcome i
 may have been applied): nothing retries it, and the caller is told to look before trying again.
 
 Long streams (watches, followed logs, terminals) have idle limits instead; TCP keepalive on
-every socket to the API server notices a peer that is gone (``KEEPALIVE_OPTIONS``).
+every socket to the API server notices a peer that is gone (``keepalive_options``).
 """
 
 import socket
 import time
+
+import urllib3.connection
 
 from dashboard_api.errors import ApiError
 
@@ -37,6 +39,12 @@ def keepalive_options():
         if hasattr(socket, name):
             options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
     return options
+
+
+def pool_socket_options():
+    """Socket options for a urllib3 pool: its own defaults (TCP_NODELAY), which options given
+    replace, plus keepalive."""
+    return list(urllib3.connection.HTTPConnection.default_socket_options) + keepalive_options()
 
 
 def set_keepalive(sock):
