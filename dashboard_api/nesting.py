@@ -32,13 +32,15 @@ _COMMENT = re.compile(r"[ \t]#")
 # also at a flow indicator), a verbatim tag (!<...>) at its '>'.
 _PROPERTY = re.compile(r"[&*][0-9A-Za-z_-]*|!<[^>]*>?|![^ \t]*")
 _FLOW_PROPERTY = re.compile(r"[&*][0-9A-Za-z_-]*|!<[^>]*>?|![^ \t\[\]{},]*")
+# What starts anything but a plain scalar in block context (or is a blank).
+_BLOCK_SPECIAL = frozenset(" \t-?:#[{'\"|>&!*")
 _DOUBLE_QUOTED_STOP = re.compile(r'[\\"]')
 _BLOCK_SCALAR_INDENT = re.compile(r"[|>][-+]?([1-9])|[|>][1-9]?")
 
 _JSON_DEPTH_STEP = [0] * 256
 for _char, _step in ((b"[", 1), (b"{", 1), (b"]", -1), (b"}", -1)):
     _JSON_DEPTH_STEP[_char[0]] = _step
-_JSON_BRACKETS_ONLY = bytes(c for c in range(256) if c not in b"[]{}")
+_JSON_OTHER_THAN_QUOTES_AND_BRACKETS = bytes(c for c in range(256) if c not in b'"[]{}')
 
 
 def json_depth(data, limit=0):
@@ -46,15 +48,18 @@ def json_depth(data, limit=0):
     past ``limit``; when no more than ``limit`` brackets open at all, their count (no deeper).
 
     Escaped backslashes, then escaped quotes, are dropped, which leaves strings as "...";
-    what lies between them is outside strings, and its brackets give the depth."""
+    of the quotes and brackets only, two quotes side by side go too (a string without
+    brackets, or two strings joined where nothing lay between them); the brackets between
+    the quotes that remain are those outside strings."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     opening = data.count(b"[") + data.count(b"{")
     if opening <= limit:
         return opening
-    outside = b"".join(data.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2])
-    brackets = outside.translate(None, _JSON_BRACKETS_ONLY)
-    return max(itertools.accumulate(map(_JSON_DEPTH_STEP.__getitem__, brackets)), default=0)
+    marks = data.replace(b"\\\\", b"").replace(b'\\"', b"").translate(
+        None, _JSON_OTHER_THAN_QUOTES_AND_BRACKETS).replace(b'""', b"")
+    outside = b"".join(marks.split(b'"')[::2])
+    return max(itertools.accumulate(map(_JSON_DEPTH_STEP.__getitem__, outside)), default=0)
 
 
 class _YamlScan:
@@ -74,12 +79,6 @@ class _YamlScan:
         depth = len(self.indents) - 1 + self.flow
         if depth > self.deepest:
             self.deepest = depth
-
-    def roll(self, column):
-        """A block collection opens when an indicator or key stands right of the last one."""
-        if self.indents[-1] < column:
-            self.indents.append(column)
-            self.deeper()
 
     def line(self, line):
         if line[:1] == "\ufeff" and self.quote is None and not self.flow_plain and not (
@@ -121,20 +120,22 @@ class _YamlScan:
     def line_start(self, line):
         """Where the tokens of a line in block context start; -1 when it has none."""
         text = line.lstrip(" ")
-        column = len(line) - len(text)
-        if not text.strip() or text[0] == "#":
-            if text.strip():
-                self.plain = False  # a comment ends a plain scalar
+        if not text or text[0] == "\t" and not text.strip():
             return -1
+        if text[0] == "#":
+            self.plain = False  # a comment ends a plain scalar
+            return -1
+        column = len(line) - len(text)
         if column == 0 and text[:3] in ("---", "...") and text[3:4] in ("", " ", "\t"):
             self.indents = [-1]
             self.plain = False
             return 3
-        if self.plain and column > self.indents[-1]:
-            # The plain scalar goes on, up to a comment.
-            self.plain = _COMMENT.search(line, column) is None
-            return -1
-        self.plain = False
+        if self.plain:
+            if column > self.indents[-1]:
+                # The plain scalar goes on, up to a comment.
+                self.plain = _COMMENT.search(line, column) is None
+                return -1
+            self.plain = False
         if column == 0 and text[0] == "%":
             return -1  # a directive
         while self.indents[-1] > column:
@@ -145,18 +146,31 @@ class _YamlScan:
         """The tokens of ``line`` from ``pos`` in block context; ``key`` is the column of a
         node that a ':' would make a key."""
         end = len(line)
+        indents = self.indents
         while pos < end:
             char = line[pos]
+            if char not in _BLOCK_SPECIAL:  # a plain scalar
+                key = pos if key is None else key
+                found = _BLOCK_PLAIN_END.search(line, pos + 1)
+                if found is None:
+                    self.plain = True
+                    return
+                if found.group() != ":":
+                    return  # a comment
+                pos = found.start()
+                char = ":"
             if char in " \t":
                 pos += 1
-                continue
-            blank_next = pos + 1 == end or line[pos + 1] in " \t"
-            if char in "-?:" and blank_next:
-                self.roll(key if char == ":" and key is not None else pos)
-                if self.deepest > self.limit:
-                    return
+            elif char in "-?:" and (pos + 1 == end or line[pos + 1] in " \t"):
+                # A block collection opens where an indicator or key stands right of the last.
+                column = key if char == ":" and key is not None else pos
+                if indents[-1] < column:
+                    indents.append(column)
+                    self.deeper()
+                    if self.deepest > self.limit:
+                        return
                 key = None
-                pos += 1
+                pos += 2
             elif char == "#":
                 return
             elif char in "[{":
@@ -174,7 +188,7 @@ class _YamlScan:
                     return
             elif char in "|>":
                 header = _BLOCK_SCALAR_INDENT.match(line, pos)
-                top = self.indents[-1]
+                top = indents[-1]
                 if header.group(1):
                     self.block_scalar = [max(top, 0) + int(header.group(1))] * 2
                 else:
@@ -183,14 +197,14 @@ class _YamlScan:
             elif char in "&!*":
                 key = pos if key is None else key
                 pos = _PROPERTY.match(line, pos).end()
-            else:
+            else:  # '-', '?' or ':' starting a plain scalar
                 key = pos if key is None else key
                 found = _BLOCK_PLAIN_END.search(line, pos + 1)
                 if found is None:
                     self.plain = True
                     return
                 if found.group() != ":":
-                    return  # a comment
+                    return
                 pos = found.start()
 
     def flow_tokens(self, line, pos):
