@@ -6,13 +6,14 @@ The parsers have nesting limits of their own (libyaml 0.2.6 refuses flow or bloc
 limits are checked here first, and the answer and its message are the project's whatever
 version of a parser is installed.
 
-Both functions return a lower bound of the true depth (never more), exact for JSON and for the
-flow collections of YAML, and stop once past ``limit``. For YAML it follows the scanner's rules
-line by line: brackets count outside quoted scalars ('' and backslash escapes), comments, block
-scalars (``|``, ``>`` and their indented lines) and plain scalars (``echo a[b]``, and the lines
-a plain scalar continues on); block collections count as the scanner opens them (``-``, ``?``,
-``:`` and keys, each at a column deeper than the last), so ``- - - x`` on one line is three
-levels. Deep block nesting by indentation is seen here and by the event scan alike.
+yaml_depth returns a lower bound of the true depth (never more, so no valid document is
+refused), exact for flow collections, and stops once past ``limit``. It follows the YAML
+scanner's rules line by line: brackets count outside quoted scalars ('' and backslash escapes),
+comments, block scalars (``|``, ``>`` and their indented lines) and plain scalars (``echo
+a[b]``, and the lines a plain scalar goes on to); block collections count as the scanner opens
+them (``-``, ``?``, ``:`` and keys, each at a column right of the last), so ``- - - x`` on one
+line is three levels, and nesting by indentation one level a line. json_depth is exact for
+valid JSON past ``limit`` (brackets outside strings).
 
 Linear: each line is looked at once, through str methods and patterns without nested
 repetition over the special characters only (tests/hostile/test_patterns.py).
@@ -76,6 +77,7 @@ class _YamlScan:
         self.block_scalar = None  # [least indent, indent of its lines once known] while in one
 
     def deeper(self):
+        """Called when a collection opens."""
         depth = len(self.indents) - 1 + self.flow
         if depth > self.deepest:
             self.deepest = depth
