@@ -7,7 +7,8 @@ limits are checked here first, and the answer and its message are the project's 
 version of a parser is installed.
 
 yaml_depth returns a lower bound of the true depth (never more, so no valid document is
-refused), exact for flow collections, and stops once past ``limit``. It follows the YAML
+refused), exact for nested brackets (the single-pair mapping of ``[a: b]`` has none and is not
+counted), and stops once past ``limit``. It follows the YAML
 scanner's rules line by line: brackets count outside quoted scalars ('' and backslash escapes),
 comments, block scalars (``|``, ``>`` and their indented lines) and plain scalars (``echo
 a[b]``, and the lines a plain scalar goes on to); block collections count as the scanner opens
@@ -281,7 +282,7 @@ class _YamlScan:
 
 def yaml_depth(text, limit=_NEVER):
     """A lower bound of how deep the collections of a YAML stream nest (the deepest of its
-    documents), found without a parser; exact for flow collections. Stops past ``limit``."""
+    documents), found without a parser; exact for nested brackets. Stops past ``limit``."""
     scan = _YamlScan(limit)
     if text[:1] == "\ufeff":
         text = text[1:]  # the byte order mark of the stream (the reader's)

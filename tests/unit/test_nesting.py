@@ -3,11 +3,13 @@ than the true depth of a valid document (no valid document is refused), exact fo
 collections and JSON, and over a limit before the parser's own limits can answer."""
 
 import json
+from unittest import mock
 
 import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
+from dashboard_api import bounded
 from dashboard_api.nesting import json_depth, yaml_depth
 
 # Characters that mean something to a YAML or JSON scanner, and some that do not.
@@ -62,16 +64,24 @@ def test_never_deeper_than_the_document_and_exact_in_flow_style(docs, style, ind
 
 
 @settings(max_examples=100, deadline=None)
-@given(values, st.integers(1, 6))
-def test_deeper_than_a_limit_is_seen_in_every_style(value, extra):
-    """Wrapped in enough lists to pass the limit, the text is over it in every style."""
+@given(values, st.integers(1, 6), st.sampled_from(["CSafeLoader", "SafeLoader"]))
+def test_deeper_than_a_limit_is_refused_with_the_projects_message(value, extra, loader):
+    """Wrapped in enough lists to pass the limit, a document is refused in every style, by
+    the pre-scan alone in flow style and JSON."""
     for _ in range(extra):
         value = [value]
     limit = depth(value) - 1
-    for flow in (True, None):
-        text = yaml.safe_dump(value, default_flow_style=flow, width=12)
-        assert yaml_depth(text, limit) > limit or not flow, text
+    limits = bounded.YamlLimits(documents=1, nodes=10**6, depth=limit, expanded_bytes=10**9)
+    with mock.patch.object(bounded, "Loader", getattr(yaml, loader)):
+        for flow in (True, False, None):
+            text = yaml.safe_dump(value, default_flow_style=flow, width=12)
+            assert yaml_depth(text, limit) > limit or not flow, text
+            with pytest.raises(bounded.InputError, match="^nested deeper than %d levels$"
+                               % limit):
+                bounded.yaml_documents(text, limits)
     assert json_depth(json.dumps(value), limit) == depth(value) > limit
+    with pytest.raises(bounded.InputError, match="^nested deeper than %d levels$" % limit):
+        bounded.json_loads(json.dumps(value).encode(), limit)
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -93,6 +103,7 @@ def test_deeper_than_a_limit_is_seen_in_every_style(value, extra):
     ("- a: b\n  c: [d]\n", 3),                     # a compact mapping
     ("a:\r\n  b: [1]\r\n", 3),                     # CRLF
     ("a:\t1\nb:\t[2, [\t3]]\n", 3),                 # tabs
+    ("[a: [b: c]]\n", 2),                          # single-pair mappings are not counted
     ("[it's, a'b, 'c']\n", 1),                     # quotes inside flow plain scalars
     ("[a\n 'b, c]\n", 1),                          # ... on a continued line
     ('{"a":[1,{"b":"]}"}],"c":"\\"[["}\n', 3),     # JSON
