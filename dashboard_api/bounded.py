@@ -1,5 +1,11 @@
 """Parsing of request data with bounded work: YAML and JSON, off the event loop when large.
 
+The limits are the project's and decide before any third-party parser can, so that the answer
+and its message do not depend on the installed version of a parser: the text's nesting is read
+first without a parser (nesting.py: libyaml 0.2.6 refuses flow nesting past 1,000 while its
+scanner reads ahead of the events counted here, ujson past 1,024); the request handlers bound
+the size of the text before it comes here.
+
 YAML goes through PyYAML's C parser (libyaml; a loud warning at start-up when the installed
 PyYAML lacks it) in two passes: a scan of the event stream that counts documents, nodes and
 nesting depth and the size that aliases would expand to, refusing past the limits, and only then
@@ -7,9 +13,9 @@ the safe loader. Aliases are allowed (kubectl takes them) but counted as expande
 bytes of nested aliases cannot become gigabytes when the result is encoded for the API server.
 The depth is checked before the C composer (which recurses) sees the document.
 
-JSON bodies are decoded by ujson (which stops at depth 1024 itself) and then checked against
-``MAX_JSON_DEPTH``, without recursion. ``run`` puts such work on a small pool of its own, so that
-a parse never waits for, nor holds up, the threads of API-server calls.
+JSON bodies are checked against ``MAX_JSON_DEPTH`` before ujson decodes them. ``run`` puts such
+work on a small pool of its own, so that a parse never waits for, nor holds up, the threads of
+API-server calls.
 """
 
 import asyncio
@@ -20,6 +26,8 @@ import logging
 
 import ujson
 import yaml
+
+from dashboard_api import nesting
 
 log = logging.getLogger("dashboard_api.bounded")
 
@@ -62,8 +70,14 @@ def warn_without_libyaml():
                     "wheel built with libyaml")
 
 
+def _too_deep(limit):
+    return InputError("nested deeper than %d levels" % limit)
+
+
 def _scan(text, limits):
     """Walks the YAML event stream once; InputError when a limit is passed."""
+    if nesting.yaml_depth(text, limits.depth) > limits.depth:
+        raise _too_deep(limits.depth)
     loader = Loader(text)
     documents = nodes = expanded = 0
     anchors = {}   # anchor -> (nodes, bytes) of its node, aliases inside counted as expanded
@@ -82,7 +96,7 @@ def _scan(text, limits):
                 continue
             if kind in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
                 if len(stack) >= limits.depth:
-                    raise InputError("nested deeper than %d levels" % limits.depth)
+                    raise _too_deep(limits.depth)
                 stack.append([event.anchor, 1, 0])
                 nodes += 1
                 continue
@@ -141,30 +155,14 @@ def yaml_document(text, limits):
     return docs[0] if docs else None
 
 
-def check_depth(value, limit=MAX_JSON_DEPTH):
-    """InputError when lists and objects in ``value`` nest deeper than ``limit``."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item
-        if depth > limit:
-            raise InputError("nested deeper than %d levels" % limit)
-        for child in children:
-            if isinstance(child, (dict, list)):
-                stack.append((child, depth + 1))
-
-
 def json_loads(data, max_depth=MAX_JSON_DEPTH):
     """Decoded JSON within ``max_depth``; InputError when malformed or too deep."""
+    if nesting.json_depth(data, max_depth) > max_depth:
+        raise _too_deep(max_depth)
     try:
-        value = ujson.loads(data)
-    except ValueError as exc:
-        if "depth" in str(exc):
-            raise InputError("nested deeper than %d levels" % max_depth)
+        return ujson.loads(data)
+    except ValueError:
         raise InputError("not valid JSON")
-    if isinstance(value, (dict, list)):
-        check_depth(value, max_depth)
-    return value
 
 
 _pool = None
