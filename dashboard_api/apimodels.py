@@ -127,7 +127,9 @@ PINNED = obj({"kind": NAME, "name": NAME,
 
 RECORDS = {
     "Config": obj({"serverTime": {"type": "integer", "description": "milliseconds"},
-                   "version": STRING, "authenticationMode": STRING},
+                   "version": STRING, "authenticationMode": STRING,
+                   "authenticationModes": {"type": "array", "items": {
+                       "type": "string", "enum": ["token", "kubeconfig", "oidc"]}}},
                   required=("serverTime", "version", "authenticationMode")),
     "GlobalSettings": SETTINGS,
     "PinnedResource": PINNED,

@@ -12,6 +12,7 @@ import tornado.web
 
 from dashboard_api import (bodylimit, connections, lifecycle, locales, looplag, proxies, requestlog,
                            routes, terminal)
+from dashboard_api.auth import oidc
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache import WatchCache
 from dashboard_api.cache.access import Access
@@ -94,7 +95,8 @@ def make_sidecar(options, cluster):
 
 
 def make_context(options, cluster, telemetry):
-    """Raises CsrfKeyError or LocaleConfigError when those flags are unusable."""
+    """Raises CsrfKeyError, LocaleConfigError or OidcConfigError when those flags are
+    unusable."""
     key, source = load_key(options.csrf_key, options.csrf_key_file)
     if source == "--csrf-key":
         log.warning("--csrf-key puts the CSRF key on the command line, where every local user "
@@ -114,7 +116,8 @@ def make_context(options, cluster, telemetry):
                    sidecar=sidecar, routes=served_routes(options.mode),
                    locales=locales.load(options.locale_config), source=source, cache=cache,
                    terminals=terminal.make_sessions(cluster, key),
-                   lifecycle=lifecycle.Lifecycle(cache), pipeline=pipeline)
+                   lifecycle=lifecycle.Lifecycle(cache), pipeline=pipeline,
+                   oidc=oidc.make(options, key))
 
 
 def make_source(options, cluster, settings):

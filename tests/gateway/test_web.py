@@ -18,7 +18,8 @@ def test_config(gateway):
     reply = gateway.get("/config")
     assert reply.status == 200
     body = reply.json()
-    assert set(body) == {"serverTime", "version", "authenticationMode"}
+    assert set(body) == {"serverTime", "version", "authenticationMode", "authenticationModes"}
+    assert body["authenticationModes"] == ["token", "kubeconfig"]
     assert isinstance(body["serverTime"], int)
     assert abs(body["serverTime"] - time.time() * 1000) < 5000
     assert body["version"] == VERSION and body["authenticationMode"] == "token"
