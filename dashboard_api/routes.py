@@ -153,6 +153,7 @@ def url_specs(routes):
 ROUTE_MODULES = (
     "dashboard_api.handlers.cani",
     "dashboard_api.handlers.signin",
+    "dashboard_api.handlers.oidc",
     "dashboard_api.handlers.clusterinfo",
     "dashboard_api.handlers.settings",
     "dashboard_api.handlers.system",

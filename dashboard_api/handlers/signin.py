@@ -8,11 +8,13 @@ says so, whose it is.
 """
 
 import re
+import time
 
 from dashboard_api import bounded
 from dashboard_api.auth.identity import service_account_name
 from dashboard_api.auth.kubeconfig import KubeconfigError, token_from_kubeconfig
-from dashboard_api.errors import bad_request, unauthorized
+from dashboard_api.auth.oidc.idtoken import TokenError
+from dashboard_api.errors import ApiError, bad_request, unauthorized
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.routes import Route
 
@@ -55,9 +57,23 @@ class MeHandler(BaseHandler):
     async def get(self):
         await self.caller().request("GET", "/version")
         name = self.request.headers.get("Impersonate-User") or \
-            service_account_name(self.token())
+            service_account_name(self.token()) or await self._oidc_name()
         self.write_json({"name": name, "authenticated": True} if name
                         else {"authenticated": True})
+
+    async def _oidc_name(self):
+        """The user name of an ID token of the configured provider (verified, as the API
+        server names the user), or None."""
+        signin = self.ctx.oidc
+        if signin is None:
+            return None
+        try:
+            claims = await signin.rp.provider.verify(
+                self.token(), signin.settings.client_id, signin.settings.algorithms,
+                time.time())
+        except (TokenError, ApiError):
+            return None
+        return signin.rp.username(claims)
 
 
 ROUTES = [
