@@ -42,6 +42,18 @@ a{margin-right:1.5em}</style></head>
 """
 
 
+def set_refresh_cookie(handler, signin, tokens, issued=None):
+    """The refresh token of ``tokens`` sealed into the HttpOnly cookie (dropped when there is
+    none); Secure when the gateway is reached over HTTPS (its redirect URL says)."""
+    secure = signin.settings.redirect_url.startswith("https://")
+    if not tokens.refresh_token:
+        handler.clear_cookie(REFRESH_COOKIE, path=PREFIX, secure=secure, samesite="Strict")
+        return
+    value = signin.refresh.seal(tokens.refresh_token, tokens.claims["sub"], issued)
+    handler.set_cookie(REFRESH_COOKIE, value, path=PREFIX, max_age=signin.refresh.max_age,
+                       httponly=True, secure=secure, samesite="Strict")
+
+
 class OidcHandler(BaseHandler):
     """What the /oidc routes share: the configuration, cookies, and the answer pages."""
 
@@ -83,12 +95,7 @@ class OidcHandler(BaseHandler):
         lifetime = max(1, int(tokens.expires - time.time()))
         self.set_cookie(TOKEN_COOKIE, tokens.id_token, path="/", max_age=lifetime,
                         secure=self.secure, samesite="Lax")
-        if tokens.refresh_token:
-            value = self.signin.refresh.seal(tokens.refresh_token, tokens.claims["sub"], issued)
-            self.set_cookie(REFRESH_COOKIE, value, path=PREFIX, max_age=self.signin.refresh.max_age,
-                            httponly=True, secure=self.secure, samesite="Strict")
-        else:
-            self.clear_refresh()
+        set_refresh_cookie(self, self.signin, tokens, issued)
 
     def clear_refresh(self):
         self.clear_cookie(REFRESH_COOKIE, path=PREFIX, secure=self.secure, samesite="Strict")
@@ -211,8 +218,8 @@ def ui_index(handler, index_file):
     return page[:at] + SCRIPT_TAG + page[at:]
 
 
-SESSION_JS = """// Keeps an OpenID Connect session of the dashboard alive (served by the gateway, issue 29).
-// Before the ID token in the `token` cookie expires, asks for a fresh one (POST /oidc/refresh
+SESSION_JS = """// Keeps an OpenID Connect session of the dashboard alive (served by the gateway,
+// issue 29). Before the ID token in the `token` cookie expires, asks for a fresh one (POST /oidc/refresh
 // reads the HttpOnly refresh cookie and sets a new `token` cookie); when the provider no longer
 // allows it, sends the person to sign in again. When the UI drops the token before it expires
 // (its sign-out), the session ends at the gateway and the provider too.

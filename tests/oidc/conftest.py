@@ -3,6 +3,7 @@ TLS (provider.py), a local cluster of its own whose API server trusts it (--oidc
 RBAC by the provider's groups, and a gateway signing people in with it. Everything is started
 once per module; the cluster is this module's own because its API server's flags differ."""
 
+import base64
 import os
 import shutil
 
@@ -82,6 +83,11 @@ def oidc_setup(tmp_path_factory):
             pytest.fail("local cluster did not start: %s" % e, pytrace=False)
         _grant_groups(cluster)
         _wait_oidc_authenticator(cluster, provider.issuer)
+        # A CSRF key the tests know: they open the sealed refresh cookie (test_kubeconfig).
+        setup.csrf_key = os.urandom(32)
+        key_file = os.path.join(directory, "csrf-key")
+        with open(key_file, "w") as f:
+            f.write(base64.b64encode(setup.csrf_key).decode())
         secret_file = os.path.join(directory, "client-secret")
         with open(secret_file, "w") as f:
             f.write(provider.client_secret)
@@ -90,7 +96,7 @@ def oidc_setup(tmp_path_factory):
             "--oidc-issuer-url", provider.issuer, "--oidc-client-id", CLIENT_ID,
             "--oidc-client-secret-file", secret_file, "--oidc-scopes", "openid,email,groups",
             "--oidc-redirect-url", url + "/oidc/callback", "--oidc-ca-file", provider.ca_file,
-            "--oidc-username-claim", "email", port=port)
+            "--oidc-username-claim", "email", "--csrf-key-file", key_file, port=port)
         setup.cluster, setup.gateway = cluster, gateway
         yield setup
     finally:

@@ -2,14 +2,18 @@
 a person opening the dashboard is sent to the provider's sign-in page, comes back signed in,
 and the API answers with exactly what their group may see (403 with the API server's message
 elsewhere); the short-lived ID token is refreshed while they work; they sign out here and at
-the provider; a second person of another group sees other things; a replayed callback is
+the provider; a second person of another group sees other things; their kubeconfig with an
+``auth-provider: oidc`` signs in at the kubeconfig sign-in, refreshed; a replayed callback is
 refused with a clear page."""
 
 import time
 
 import pytest
+import yaml
 
+from dashboard_api.auth.oidc.refreshcookie import RefreshCookies
 from tests.oidc.conftest import TEAMS
+from tests.oidc.provider import CLIENT_ID
 
 SIGN_IN_WAIT_MS = 15000
 
@@ -82,6 +86,34 @@ def test_sign_in_refresh_sign_out_and_another_group(oidc_setup, browser, context
     time.sleep(max(0.0, 13 - refreshed_after))  # past the first token's expiry
     assert configmaps(page, "oidc-a") == (200, ["oidc-a-settings"])
     assert api(page, "/api/v1/me")["status"] == 200
+
+    # The same person's kubeconfig (auth-provider: oidc, as kubectl keeps it) at the kubeconfig
+    # sign-in: its ID token has expired, so it is refreshed with its refresh token.
+    sealed = {c["name"]: c for c in context.cookies(setup.url + "/oidc/refresh")}[
+        "dashboard_oidc_refresh"]["value"]
+    refresh_token = RefreshCookies(setup.csrf_key).open(sealed)[0]
+    kubeconfig = yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "contexts": [{"name": "c", "context": {"cluster": "k", "user": "alice"}}],
+        "users": [{"name": "alice", "user": {"auth-provider": {"name": "oidc", "config": {
+            "idp-issuer-url": setup.provider.issuer, "client-id": CLIENT_ID,
+            "id-token": first, "refresh-token": refresh_token}}}}]})
+    login = page.evaluate("""async kubeConfig => {
+        const csrf = await (await fetch('/api/v1/csrftoken/login')).json();
+        const reply = await fetch('/api/v1/login', {method: 'POST', body: JSON.stringify(
+            {kubeConfig}), headers: {'Content-Type': 'application/json',
+                                     'X-CSRF-TOKEN': csrf.token}});
+        return {status: reply.status, body: await reply.json()};
+    }""", kubeconfig)
+    assert login["status"] == 200, login
+    fresh = login["body"]["token"]
+    assert fresh != first and fresh.count(".") == 2
+    listed = page.evaluate("""async token => (await fetch('/api/v1/configmap/oidc-b', {
+        headers: {Authorization: 'Bearer ' + token}})).status""", fresh)
+    assert listed == 403
+    listed = page.evaluate("""async token => (await fetch('/api/v1/configmap/oidc-a', {
+        headers: {Authorization: 'Bearer ' + token}})).status""", fresh)
+    assert listed == 200
 
     # Sign-out: here, then at the provider (its confirmation page), then back here.
     page.goto(setup.url + "/oidc/logout")

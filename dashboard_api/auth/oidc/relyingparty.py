@@ -84,36 +84,43 @@ class RelyingParty:
             "code_challenge": challenge(flow.verifier), "code_challenge_method": "S256"})
         return endpoint + ("&" if "?" in endpoint else "?") + query
 
-    async def _token_call(self, form):
+    async def _token_call(self, form, client=None):
+        """A call to the token endpoint as ``client`` ((id, secret or None); default: the
+        gateway's own)."""
+        client_id, secret = client or (self.settings.client_id, self.settings.client_secret)
         discovery = await self.provider.discovery()
         methods = discovery.get("token_endpoint_auth_methods_supported") or []
         basic = None
         form = dict(form)
-        if self.settings.client_secret is None:
-            form["client_id"] = self.settings.client_id
+        if secret is None:
+            form["client_id"] = client_id
         elif "client_secret_post" in methods and "client_secret_basic" not in methods:
-            form.update(client_id=self.settings.client_id,
-                        client_secret=self.settings.client_secret)
+            form.update(client_id=client_id, client_secret=secret)
         else:  # RFC 6749 2.3.1: both are form-encoded before Basic
-            basic = (urllib.parse.quote(self.settings.client_id, safe=""),
-                     urllib.parse.quote(self.settings.client_secret, safe=""))
+            basic = (urllib.parse.quote(client_id, safe=""), urllib.parse.quote(secret, safe=""))
         return await self.provider.http.fetch(discovery["token_endpoint"], form=form,
                                               basic=basic)
 
-    async def _tokens(self, doc, nonce=None, subject=None, previous_refresh=None):
+    async def _tokens(self, doc, nonce=None, subject=None, previous_refresh=None,
+                      client_id=None):
         id_token = doc.get("id_token")
         if not isinstance(id_token, str):
             raise SignInError("the identity provider gave no ID token")
-        try:
-            claims = await self.provider.verify(id_token, self.settings.client_id,
-                                                self.settings.algorithms, self._clock(), nonce)
-        except idtoken.TokenError as exc:
-            raise SignInError(str(exc))
+        claims = await self.verify(id_token, client_id, nonce)
         if subject is not None and claims["sub"] != subject:
             raise SignInError("the refreshed ID token is for another person")
         refresh = doc.get("refresh_token")
         return Tokens(id_token, refresh if isinstance(refresh, str) else previous_refresh,
                       claims)
+
+    async def verify(self, id_token, client_id=None, nonce=None):
+        """The claims of an ID token of the provider for ``client_id`` (default: ours);
+        SignInError when it must be refused."""
+        try:
+            return await self.provider.verify(id_token, client_id or self.settings.client_id,
+                                              self.settings.algorithms, self._clock(), nonce)
+        except idtoken.TokenError as exc:
+            raise SignInError(str(exc))
 
     async def exchange(self, flow, code):
         """Tokens for the callback's ``code`` of ``flow``; SignInError when refused."""
@@ -126,15 +133,19 @@ class RelyingParty:
             raise SignInError("the identity provider refused the code (%s)" % _oauth_error(doc))
         return await self._tokens(doc, nonce=flow.nonce)
 
-    async def refresh(self, refresh_token, subject):
-        """Fresh tokens for a refresh token of ``subject``; SignInError when the provider no
+    async def refresh(self, refresh_token, subject, client=None):
+        """Fresh tokens for a refresh token of ``subject`` (None: not known), issued to
+        ``client`` ((id, secret or None); default: ours); SignInError when the provider no
         longer allows it (the person signs in again)."""
+        if not isinstance(refresh_token, str) or not refresh_token or len(refresh_token) > 4096:
+            raise SignInError("no usable refresh token")
         status, doc = await self._token_call({"grant_type": "refresh_token",
-                                              "refresh_token": refresh_token})
+                                              "refresh_token": refresh_token}, client)
         if status != 200 or doc is None:
             raise SignInError("the identity provider refused to refresh the session (%s)"
                               % _oauth_error(doc))
-        return await self._tokens(doc, subject=subject, previous_refresh=refresh_token)
+        return await self._tokens(doc, subject=subject, previous_refresh=refresh_token,
+                                  client_id=client[0] if client else None)
 
     async def logout_url(self, return_url):
         """The provider's RP-initiated logout URL, or None when it offers none. It names the
