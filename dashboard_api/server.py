@@ -34,8 +34,11 @@ DEFAULT_MAX_BODY = 4 << 20  # --max-body-size's default, for contexts built with
 COMPONENTS = {"dashboard": ("api", "auth", "web"), "api": ("api",)}
 
 
-def served_routes(mode):
-    return [r for r in routes.all_routes() if r.component in COMPONENTS[mode]]
+def served_routes(mode, features=()):
+    """The routes of ``mode``'s components, those of optional features only when named in
+    ``features`` (``oidc`` with --oidc-issuer-url)."""
+    return [r for r in routes.all_routes() if r.component in COMPONENTS[mode]
+            and (r.feature is None or r.feature in features)]
 
 
 class Application(tornado.web.Application):
@@ -112,12 +115,14 @@ def make_context(options, cluster, telemetry):
         telemetry.registry.register(CacheCollector(cache, source.access))
     sidecar = make_sidecar(options, cluster)
     pipeline = make_pipeline(source, sidecar, web_ui=options.web_ui_compat)
+    signin = oidc.make(options, key)
     return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
-                   sidecar=sidecar, routes=served_routes(options.mode),
+                   sidecar=sidecar, routes=served_routes(options.mode,
+                                                         ("oidc",) if signin else ()),
                    locales=locales.load(options.locale_config), source=source, cache=cache,
                    terminals=terminal.make_sessions(cluster, key),
                    lifecycle=lifecycle.Lifecycle(cache), pipeline=pipeline,
-                   oidc=oidc.make(options, key))
+                   oidc=signin)
 
 
 def make_source(options, cluster, settings):

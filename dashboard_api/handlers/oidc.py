@@ -278,17 +278,17 @@ class SessionScriptHandler(OidcHandler):
 
 
 ROUTES = [
-    Route("/oidc/login", LoginHandler, "oidc-login", component="auth", auth=False,
+    Route("/oidc/login", LoginHandler, "oidc-login", component="auth", feature="oidc", auth=False,
           summary="Starts a sign-in at the OpenID Connect provider (a redirect there); "
                   "`return`: the path to land on"),
-    Route("/oidc/callback", CallbackHandler, "oidc-callback", component="auth", auth=False,
+    Route("/oidc/callback", CallbackHandler, "oidc-callback", component="auth", feature="oidc", auth=False,
           summary="Where the provider sends the browser back; sets the session cookies"),
-    Route("/oidc/refresh", RefreshHandler, "oidc-refresh", component="auth", auth=False,
+    Route("/oidc/refresh", RefreshHandler, "oidc-refresh", component="auth", feature="oidc", auth=False,
           csrf=False, audit=False, max_body=1024,
           summary="A fresh ID token from the sealed refresh cookie (GET: a navigation, "
                   "POST: {expires} for the page's script)"),
-    Route("/oidc/logout", LogoutHandler, "oidc-logout", component="auth", auth=False,
+    Route("/oidc/logout", LogoutHandler, "oidc-logout", component="auth", feature="oidc", auth=False,
           summary="Ends the session here and at the provider"),
     Route("/oidc/session.js", SessionScriptHandler, "oidc-session-script", component="auth",
-          auth=False, summary="The script that keeps the web UI's OpenID Connect session alive"),
+          feature="oidc", auth=False, summary="The script that keeps the web UI's OpenID Connect session alive"),
 ]
