@@ -66,13 +66,12 @@ def oidc_setup(tmp_path_factory):
     directory = str(tmp_path_factory.mktemp("oidc"))
     web_root = os.path.join(directory, "webroot")
     shutil.copytree(PAGE_DIR, web_root)
-    [port] = free_ports(1)
-    url = "http://127.0.0.1:%d" % port
-    provider = OpenIdProvider(directory, url + "/oidc/callback", url + "/oidc/logout",
-                              ID_TOKEN_TTL)
+    port, home_port = free_ports(2)
+    url, home_url = "http://127.0.0.1:%d" % port, "http://127.0.0.1:%d" % home_port
+    provider = OpenIdProvider(directory, [url, home_url], ID_TOKEN_TTL)
     setup = Setup()
-    setup.provider, setup.url = provider, url
-    cluster = gateway = None
+    setup.provider, setup.url, setup.home_url = provider, url, home_url
+    cluster = gateway = home = None
     try:
         try:
             cluster = LocalCluster.start(nodes=1, apiserver_flags=[
@@ -91,17 +90,22 @@ def oidc_setup(tmp_path_factory):
         secret_file = os.path.join(directory, "client-secret")
         with open(secret_file, "w") as f:
             f.write(provider.client_secret)
-        gateway = Gateway.start(
-            cluster, "--web-root", web_root, "--web-ui-compat",
-            "--oidc-issuer-url", provider.issuer, "--oidc-client-id", CLIENT_ID,
-            "--oidc-client-secret-file", secret_file, "--oidc-scopes", "openid,email,groups",
-            "--oidc-redirect-url", url + "/oidc/callback", "--oidc-ca-file", provider.ca_file,
-            "--oidc-username-claim", "email", "--csrf-key-file", key_file, port=port)
-        setup.cluster, setup.gateway = cluster, gateway
+        flags = ["--oidc-issuer-url", provider.issuer, "--oidc-client-id", CLIENT_ID,
+                 "--oidc-client-secret-file", secret_file, "--oidc-scopes", "openid,email,groups",
+                 "--oidc-ca-file", provider.ca_file, "--oidc-username-claim", "email",
+                 "--csrf-key-file", key_file]
+        gateway = Gateway.start(cluster, "--web-root", web_root, "--web-ui-compat",
+                                "--oidc-redirect-url", url + "/oidc/callback", *flags,
+                                port=port)
+        # The gateway's own home page (no --web-root) offers sign-in with the provider too.
+        home = Gateway.start(cluster, "--oidc-redirect-url", home_url + "/oidc/callback",
+                             *flags, port=home_port)
+        setup.cluster, setup.gateway, setup.home = cluster, gateway, home
         yield setup
     finally:
-        if gateway is not None:
-            gateway.stop()
+        for started in (gateway, home):
+            if started is not None:
+                started.stop()
         if cluster is not None:
             cluster.stop()
         provider.stop()

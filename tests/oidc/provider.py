@@ -19,7 +19,8 @@ ACCOUNTS = {
 class OpenIdProvider:
     """``issuer``, ``ca_file`` (the CA of its TLS certificate), ``client_secret``; ``stop``."""
 
-    def __init__(self, directory, redirect_uri, post_logout_uri, id_token_ttl):
+    def __init__(self, directory, gateways, id_token_ttl):
+        """``gateways``: the URLs of the gateways that sign people in with it."""
         assert os.path.isdir(os.path.join(JS_DIR, "node_modules", "oidc-provider")), \
             "run bin/bootstrap: it installs oidc-provider (npm ci in tests/oidc/js)"
         pki = pki_mod.create(os.path.join(directory, "oidc-pki"))
@@ -31,7 +32,8 @@ class OpenIdProvider:
         env = dict(os.environ, OIDC_ISSUER=self.issuer, OIDC_PORT=str(port),
                    OIDC_TLS_CERT=pki.apiserver_cert, OIDC_TLS_KEY=pki.apiserver_key,
                    OIDC_CLIENT_ID=CLIENT_ID, OIDC_CLIENT_SECRET=self.client_secret,
-                   OIDC_REDIRECT_URI=redirect_uri, OIDC_POST_LOGOUT_URI=post_logout_uri,
+                   OIDC_REDIRECT_URIS=" ".join(g + "/oidc/callback" for g in gateways),
+                   OIDC_POST_LOGOUT_URIS=" ".join(g + "/oidc/logout" for g in gateways),
                    OIDC_ID_TOKEN_TTL=str(id_token_ttl), OIDC_ACCOUNTS=json.dumps(ACCOUNTS))
         self.proc = Process("oidc-provider", ["node", "provider.mjs"], self.log_path, env=env,
                             cwd=JS_DIR)

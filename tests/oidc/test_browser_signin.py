@@ -160,3 +160,31 @@ def test_replayed_callback_refused_and_nothing_signed_in(oidc_setup, browser, co
         assert not [c for c in stranger.cookies(setup.url) if c["name"] == "token"]
     finally:
         stranger.close()
+
+
+def test_home_page_offers_sign_in_with_the_provider(oidc_setup, context):
+    setup = oidc_setup
+    page = context.new_page()
+    page.goto(setup.home_url + "/")
+    link = page.locator("#oidc-signin a")
+    link.wait_for(state="visible")
+    link.click()
+    page.wait_for_url(setup.provider.issuer + "/interaction/**")
+    page.fill("input[name=login]", "bob")
+    page.fill("input[name=password]", "any password")
+    page.click("button[type=submit]")
+    page.wait_for_load_state()
+    if page.url.startswith(setup.provider.issuer):
+        page.click("button[type=submit]")
+    page.wait_for_url(setup.home_url + "/", timeout=SIGN_IN_WAIT_MS)
+    # Signed in: the page shows the cluster and bob's namespace list (his group's only).
+    page.locator("#signout").wait_for(state="visible")
+    assert page.locator("#signin").is_hidden()
+    # The page took the token from the cookie into its tab's storage, and dropped the cookie.
+    assert page.evaluate("sessionStorage.getItem('dashboard-api.token')").count(".") == 2
+    assert "token=" not in page.evaluate("document.cookie")
+    page.click("#signout")
+    page.wait_for_url(setup.provider.issuer + "/**", timeout=SIGN_IN_WAIT_MS)
+    page.click("button[name=logout]")
+    page.wait_for_url(setup.home_url + "/oidc/logout", timeout=SIGN_IN_WAIT_MS)
+    assert "Signed out" in page.content()

@@ -14,8 +14,8 @@ const provider = new Provider(env.OIDC_ISSUER, {
   clients: [{
     client_id: env.OIDC_CLIENT_ID,
     client_secret: env.OIDC_CLIENT_SECRET,
-    redirect_uris: [env.OIDC_REDIRECT_URI],
-    post_logout_redirect_uris: [env.OIDC_POST_LOGOUT_URI],
+    redirect_uris: env.OIDC_REDIRECT_URIS.split(' '),
+    post_logout_redirect_uris: env.OIDC_POST_LOGOUT_URIS.split(' '),
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',
