@@ -19,7 +19,7 @@ import ujson
 
 from dashboard_api.auth.oidc.flow import FlowError, safe_return
 from dashboard_api.auth.oidc.http import ProviderError
-from dashboard_api.auth.oidc.relyingparty import SignInError
+from dashboard_api.auth.oidc.relyingparty import SignInError, oauth_error
 from dashboard_api.errors import not_found, unauthorized
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.routes import Route
@@ -145,7 +145,7 @@ class CallbackHandler(OidcHandler):
             error = self.get_query_argument("error", None)
             if error is not None:
                 raise SignInError("the identity provider did not sign you in (%s)"
-                                  % error[:60])
+                                  % oauth_error({"error": error}))
             tokens = await self.signin.rp.exchange(flow, self.get_query_argument("code", None))
         except (FlowError, SignInError) as exc:
             log.info("OpenID Connect sign-in refused: %s", exc)

@@ -291,3 +291,17 @@ def test_config_lists_oidc(served):
         assert json.loads(config.body)["authenticationModes"] == [
             "token", "kubeconfig", "oidc"]
     run(scenario)
+
+
+def test_a_callback_error_is_never_repeated_verbatim(served, caplog):
+    fake, run = served
+    caplog.set_level(logging.INFO)
+
+    async def scenario(browser):
+        start = await browser.call("/oidc/login")
+        state = oidc.query_of(start.headers["Location"])["state"]
+        response = await browser.call("/oidc/callback?" + urllib.parse.urlencode(
+            {"error": "FAKE LOG LINE <script>", "state": state}))
+        assert response.code == 400 and b"did not sign you in (no reason given)" in response.body
+        assert "FAKE LOG LINE" not in caplog.text
+    run(scenario)

@@ -11,6 +11,7 @@ this sign-in sent. Pure code: the keys come from the caller (provider.py fetches
 
 import binascii
 import hmac
+import re
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
@@ -119,9 +120,10 @@ def check_signature(parsed, key, alg):
 def algorithm(parsed, allowed):
     alg = parsed.header.get("alg")
     if alg not in allowed or alg not in ALGORITHMS:
+        shown = alg if isinstance(alg, str) and re.fullmatch(r"[A-Za-z0-9]{1,20}", alg) \
+            else "an algorithm"
         raise TokenError("the ID token is signed with %s, which is not allowed (allowed: %s)"
-                         % (alg if isinstance(alg, str) and len(alg) < 20 else "an algorithm",
-                            ", ".join(allowed)))
+                         % (shown, ", ".join(allowed)))
     return alg
 
 

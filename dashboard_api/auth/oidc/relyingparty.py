@@ -54,7 +54,9 @@ class Tokens:
         return self.claims["exp"]
 
 
-def _oauth_error(doc):
+def oauth_error(doc):
+    """The ``error`` of a provider's answer when it is an OAuth error code, else a stand-in:
+    nothing else the provider (or a forged callback) says is repeated to a log or a page."""
     code = (doc or {}).get("error")
     return code if isinstance(code, str) and _ERROR_CODE.match(code) else "no reason given"
 
@@ -130,7 +132,7 @@ class RelyingParty:
             "grant_type": "authorization_code", "code": code,
             "redirect_uri": self.settings.redirect_url, "code_verifier": flow.verifier})
         if status != 200 or doc is None:
-            raise SignInError("the identity provider refused the code (%s)" % _oauth_error(doc))
+            raise SignInError("the identity provider refused the code (%s)" % oauth_error(doc))
         return await self._tokens(doc, nonce=flow.nonce)
 
     async def refresh(self, refresh_token, subject, client=None):
@@ -143,7 +145,7 @@ class RelyingParty:
                                               "refresh_token": refresh_token}, client)
         if status != 200 or doc is None:
             raise SignInError("the identity provider refused to refresh the session (%s)"
-                              % _oauth_error(doc))
+                              % oauth_error(doc))
         return await self._tokens(doc, subject=subject, previous_refresh=refresh_token,
                                   client_id=client[0] if client else None)
 
