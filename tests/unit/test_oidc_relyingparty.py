@@ -260,3 +260,21 @@ def test_flags():
             oidc_mod.settings_from(parse(base + extra))
     loopback = base + ["--oidc-redirect-url", "http://127.0.0.1:9090/oidc/callback"]
     assert oidc_mod.settings_from(parse(loopback)).redirect_url.startswith("http://127")
+
+
+def test_discovery_kept_while_the_provider_is_down():
+    from dashboard_api.auth.oidc import provider as provider_mod
+    fake, rp, flows, clock = make()
+    first = run(rp.provider.discovery())
+    calls = len(fake.calls)
+
+    async def down(url, form=None, basic=None):
+        raise ProviderError("unreachable (ConnectionRefusedError)")
+    rp.provider.http = type("Down", (), {"fetch": staticmethod(down)})()
+    clock.now += provider_mod.DISCOVERY_TTL + 1
+    assert run(rp.provider.discovery()) == first
+    assert len(fake.calls) == calls
+    # Without a document yet, the failure is said.
+    fresh = Provider(oidc.ISSUER, rp.provider.http, clock=clock)
+    with pytest.raises(ProviderError, match="unreachable"):
+        run(fresh.discovery())

@@ -1,7 +1,7 @@
 """The provider as discovery describes it, and its signing keys, cached.
 
 Discovery (``<issuer>/.well-known/openid-configuration``) is read once and kept for
-``DISCOVERY_TTL``; its ``issuer`` must be the configured one exactly (OpenID Connect Discovery
+``DISCOVERY_TTL`` (and longer while reading it again fails); its ``issuer`` must be the configured one exactly (OpenID Connect Discovery
 4.3), so a document served for another issuer is refused. The JWKS is kept until a token names
 a key it does not hold: then it is read again, at most once per ``REFETCH_INTERVAL`` (a flood
 of tokens with made-up key ids cannot make us hammer the provider), and the token is refused
@@ -35,7 +35,12 @@ class Provider:
         """The discovery document (a dict with https endpoints); ProviderError otherwise."""
         now = self._clock()
         if self._discovery is None or now - self._discovered_at >= DISCOVERY_TTL:
-            self._discovery = await self._flights.run("discovery", self._discover)
+            try:
+                self._discovery = await self._flights.run("discovery", self._discover)
+            except ProviderError:
+                if self._discovery is None:
+                    raise
+                # A provider that is down for a moment: the document it gave stays in use.
             self._discovered_at = now
         return self._discovery
 
