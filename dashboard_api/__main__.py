@@ -9,6 +9,7 @@ import sys
 from dashboard_api import options as options_mod
 from dashboard_api import bounded, connections, lifecycle, looplag, requestlog, server, tls
 from dashboard_api.auth.csrf import CsrfKeyError
+from dashboard_api.auth.oidc import OidcConfigError
 from dashboard_api.cluster import Cluster, Handle
 from dashboard_api.cluster import config as cluster_config
 from dashboard_api.cluster.executor import Executor
@@ -104,7 +105,7 @@ async def serve(opts):
         looplag.LoopLag(ctx.telemetry.registry).start()
         bounded.warn_without_libyaml()
         servers = listen(server.make_app(ctx), opts)
-    except (CsrfKeyError, LocaleConfigError, tls.TlsError, OSError) as exc:
+    except (CsrfKeyError, LocaleConfigError, OidcConfigError, tls.TlsError, OSError) as exc:
         log.critical("%s", exc)
         return 1
     if servers is None:

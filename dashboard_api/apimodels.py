@@ -127,7 +127,9 @@ PINNED = obj({"kind": NAME, "name": NAME,
 
 RECORDS = {
     "Config": obj({"serverTime": {"type": "integer", "description": "milliseconds"},
-                   "version": STRING, "authenticationMode": STRING},
+                   "version": STRING, "authenticationMode": STRING,
+                   "authenticationModes": {"type": "array", "items": {
+                       "type": "string", "enum": ["token", "kubeconfig", "oidc"]}}},
                   required=("serverTime", "version", "authenticationMode")),
     "GlobalSettings": SETTINGS,
     "PinnedResource": PINNED,
@@ -270,6 +272,8 @@ class Op:
         self.produces = produces or "application/json"
 
 
+RETURN_PATH = query("return", STRING, "where to land afterwards: a path of this origin "
+                    "(anything else lands on /)")
 TEXT = "text/plain"   # the success answer's media type; errors still come as JSON
 
 OPERATIONS = {
@@ -295,6 +299,19 @@ OPERATIONS = {
     "metrics": {"get": Op(schema={"type": "string", "description": "Prometheus text "
                                   "exposition, version 0.0.4"}, produces=TEXT)},
     "apidocs": {"get": Op(schema={"type": "object", "description": "this document"})},
+    # OpenID Connect sign-in (handlers/oidc.py): browser navigations answered by redirects;
+    # a refused callback is an HTML page (400).
+    "oidc-login": {"get": Op(303, params=[RETURN_PATH])},
+    "oidc-callback": {"get": Op(303, params=[
+        query("code", STRING, "the provider's authorization code"),
+        query("state", STRING, "the state this browser's sign-in sent"),
+        query("error", STRING, "the provider's refusal, instead of a code")])},
+    "oidc-refresh": {"get": Op(303, params=[RETURN_PATH]),
+                     "post": Op(schema=obj({"expires": {"type": "integer",
+                                                        "description": "milliseconds"}},
+                                           required=("expires",)))},
+    "oidc-logout": {"get": Op(303)},
+    "oidc-session-script": {"get": Op(schema={"type": "string"}, produces="text/javascript")},
     "healthz": {"get": Op(schema={"type": "string", "description": "ok"}, produces=TEXT)},
     "readyz": {"get": Op(schema={"type": "string", "description": "ok, or why not ready (503, "
                                  "text/plain)"}, produces=TEXT)},

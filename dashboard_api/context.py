@@ -9,11 +9,12 @@ class Context:
     watch cache); ``pipeline`` the list pipeline over it (listing.Pipeline); ``cache`` the
     watch cache (None when it is off); ``terminals`` the terminal sessions
     (terminal.sessions.Sessions); ``lifecycle`` says whether the process is ready or going away
-    (lifecycle.Lifecycle)."""
+    (lifecycle.Lifecycle); ``oidc`` the OpenID Connect sign-in (auth.oidc.SignIn, None
+    without --oidc-issuer-url)."""
 
     def __init__(self, options, cluster, telemetry, csrf=None, settings=None, sidecar=None,
                  routes=(), locales=(), source=None, cache=None, terminals=None,
-                 lifecycle=None, pipeline=None):
+                 lifecycle=None, pipeline=None, oidc=None):
         self.options = options
         self.cluster = cluster
         self.telemetry = telemetry
@@ -27,3 +28,4 @@ class Context:
         self.terminals = terminals
         self.lifecycle = lifecycle
         self.pipeline = pipeline
+        self.oidc = oidc

@@ -244,7 +244,37 @@ def parser():
                    choices=("debug", "info", "warning", "error"),
                    help="log verbosity; request bodies are logged (redacted) only at debug")
     _add_hostile_input_flags(p)
+    _add_oidc_flags(p)
     return p
+
+
+def _add_oidc_flags(p):
+    """Sign-in with an OpenID Connect provider (issue 29: dashboard_api/auth/oidc/)."""
+    oidc = p.add_argument_group("OpenID Connect sign-in")
+    oidc.add_argument("--oidc-issuer-url", default=None,
+                      help="the provider's issuer (https); set, the gateway offers sign-in "
+                           "with it at /oidc/login (the API server must trust the same issuer "
+                           "and client id: its --oidc-* flags)")
+    oidc.add_argument("--oidc-client-id", default=None, help="the client id at the provider")
+    oidc.add_argument("--oidc-client-secret-file", default=None,
+                      help="file holding the client secret (unset: a public client, PKCE only)")
+    oidc.add_argument("--oidc-scopes", default="openid,email,profile,groups",
+                      help="comma list of scopes asked for (openid is always asked); add "
+                           "offline_access where the provider gives refresh tokens only then")
+    oidc.add_argument("--oidc-redirect-url", default=None,
+                      help="the gateway's /oidc/callback as the browser reaches it, e.g. "
+                           "https://dashboard.example.com/oidc/callback (never derived from "
+                           "the request's Host); register it at the provider")
+    oidc.add_argument("--oidc-ca-file", default=None,
+                      help="CA bundle of the provider's TLS certificate (unset: the system's)")
+    oidc.add_argument("--oidc-username-claim", default="sub",
+                      help="the claim naming the user, as the API server's flag of that name "
+                           "(shown by /api/v1/me)")
+    oidc.add_argument("--oidc-groups-claim", default="groups",
+                      help="the claim listing the user's groups, as the API server's flag")
+    oidc.add_argument("--oidc-signing-algs", default="RS256",
+                      help="comma list of ID token signature algorithms accepted (RS*, PS*, "
+                           "ES*; never none nor HS*), as the API server's flag")
 
 
 def _trusted_proxies(text):

@@ -131,6 +131,11 @@ def _shown_path(path):
     return terminal_path(path) if path.startswith(TERMINAL_PREFIX) else path
 
 
+# An OpenID Connect callback's code (and its state) would let whoever reads the log finish a
+# sign-in in the right browser's stead: never shown.
+OAUTH_QUERY_NAMES = frozenset(("code", "state", "session_state"))
+
+
 def describe_uri(request):
     """The path and query, with the value of any token-like query parameter redacted.
 
@@ -139,8 +144,8 @@ def describe_uri(request):
     if not request.query or request.path.startswith(TERMINAL_PREFIX):
         return _shown_path(request.path)
     pairs = urllib.parse.parse_qsl(request.query, keep_blank_values=True)
-    shown = [(k, REDACTED if any(s in k.lower() for s in ("token", "password", "key")) else v)
-             for k, v in pairs]
+    shown = [(k, REDACTED if any(s in k.lower() for s in ("token", "password", "key"))
+              or k.lower() in OAUTH_QUERY_NAMES else v) for k, v in pairs]
     return request.path + "?" + urllib.parse.urlencode(shown, safe="<>,")
 
 

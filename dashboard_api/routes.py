@@ -25,11 +25,12 @@ class Route:
     POST, PUT, PATCH and DELETE requests get an audit line in the request log (False for
     calls that change nothing, such as validators and permission checks). ``max_body``: a
     body size limit of its own (bytes) where --max-body-size is more than the route needs
-    (bodylimit.py applies the smaller).
+    (bodylimit.py applies the smaller). ``feature``: the optional feature the route belongs
+    to (``oidc``), served (and described) only where that feature is configured.
     """
 
     def __init__(self, template, handler, name, csrf=True, component="api", kwargs=None,
-                 summary="", auth=True, audit=True, max_body=None):
+                 summary="", auth=True, audit=True, max_body=None, feature=None):
         self.template = template
         self.handler = handler
         self.name = name
@@ -40,6 +41,7 @@ class Route:
         self.auth = auth
         self.audit = audit
         self.max_body = max_body
+        self.feature = feature
         self.params = _PARAM.findall(template)
         self.operations = {}  # method -> name of the route serving it, when merged
 
@@ -153,6 +155,7 @@ def url_specs(routes):
 ROUTE_MODULES = (
     "dashboard_api.handlers.cani",
     "dashboard_api.handlers.signin",
+    "dashboard_api.handlers.oidc",
     "dashboard_api.handlers.clusterinfo",
     "dashboard_api.handlers.settings",
     "dashboard_api.handlers.system",

@@ -12,6 +12,7 @@ import tornado.web
 
 from dashboard_api import (bodylimit, connections, lifecycle, locales, looplag, proxies, requestlog,
                            routes, terminal)
+from dashboard_api.auth import oidc
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache import WatchCache
 from dashboard_api.cache.access import Access
@@ -33,8 +34,11 @@ DEFAULT_MAX_BODY = 4 << 20  # --max-body-size's default, for contexts built with
 COMPONENTS = {"dashboard": ("api", "auth", "web"), "api": ("api",)}
 
 
-def served_routes(mode):
-    return [r for r in routes.all_routes() if r.component in COMPONENTS[mode]]
+def served_routes(mode, features=()):
+    """The routes of ``mode``'s components, those of optional features only when named in
+    ``features`` (``oidc`` with --oidc-issuer-url)."""
+    return [r for r in routes.all_routes() if r.component in COMPONENTS[mode]
+            and (r.feature is None or r.feature in features)]
 
 
 class Application(tornado.web.Application):
@@ -94,7 +98,8 @@ def make_sidecar(options, cluster):
 
 
 def make_context(options, cluster, telemetry):
-    """Raises CsrfKeyError or LocaleConfigError when those flags are unusable."""
+    """Raises CsrfKeyError, LocaleConfigError or OidcConfigError when those flags are
+    unusable."""
     key, source = load_key(options.csrf_key, options.csrf_key_file)
     if source == "--csrf-key":
         log.warning("--csrf-key puts the CSRF key on the command line, where every local user "
@@ -110,11 +115,14 @@ def make_context(options, cluster, telemetry):
         telemetry.registry.register(CacheCollector(cache, source.access))
     sidecar = make_sidecar(options, cluster)
     pipeline = make_pipeline(source, sidecar, web_ui=options.web_ui_compat)
+    signin = oidc.make(options, key)
     return Context(options, cluster, telemetry, csrf=csrf, settings=settings,
-                   sidecar=sidecar, routes=served_routes(options.mode),
+                   sidecar=sidecar, routes=served_routes(options.mode,
+                                                         ("oidc",) if signin else ()),
                    locales=locales.load(options.locale_config), source=source, cache=cache,
                    terminals=terminal.make_sessions(cluster, key),
-                   lifecycle=lifecycle.Lifecycle(cache), pipeline=pipeline)
+                   lifecycle=lifecycle.Lifecycle(cache), pipeline=pipeline,
+                   oidc=signin)
 
 
 def make_source(options, cluster, settings):

@@ -36,11 +36,23 @@ def _named(entries, name, what):
 
 
 def token_from_kubeconfig(content):
-    """The token of the current context's user; KubeconfigError says why there is none.
+    """The token of the current context's user; KubeconfigError says why there is none."""
+    credential = credential_from_kubeconfig(content)
+    if not isinstance(credential, str):
+        raise KubeconfigError("the kubeconfig's user has no token; only token sign-in is "
+                              "supported")
+    return credential
+
+
+def credential_from_kubeconfig(content):
+    """The current context's user's token (a str), or the config of its ``auth-provider:
+    oidc`` (a dict of strings: id-token, refresh-token, idp-issuer-url, client-id,
+    client-secret; auth/oidc/kubeconfig.py signs it in); KubeconfigError says why neither.
 
     CPU-bound on large input (the login route's body is at most 256 KiB): handlers run it in
-    bounded.run. Only the content is read: file references (tokenFile, exec plugins, client certificates)
-    would make the server read its own files or run commands, so they are refused.
+    bounded.run. Only the content is read: file references (tokenFile, exec plugins, client
+    certificates) would make the server read its own files or run commands, so they are
+    refused.
     """
     try:
         doc = bounded.yaml_document(content, bounded.KUBECONFIG)
@@ -59,7 +71,11 @@ def token_from_kubeconfig(content):
     context = _named(contexts, current, "context")
     user = _named(doc.get("users"), context.get("user"), "user")
     token = user.get("token")
+    provider = _mapping(user.get("auth-provider"), "auth-provider")
+    if (not isinstance(token, str) or not token.strip()) and provider.get("name") == "oidc":
+        config = _mapping(provider.get("config"), "auth-provider config")
+        return {k: v for k, v in config.items() if isinstance(k, str) and isinstance(v, str)}
     if not isinstance(token, str) or not token.strip():
-        raise KubeconfigError("the kubeconfig's user %r has no token; only token sign-in is "
-                              "supported" % context.get("user"))
+        raise KubeconfigError("the kubeconfig's user %r has no token and no oidc "
+                              "auth-provider; only those sign in" % context.get("user"))
     return token.strip()

@@ -7,7 +7,8 @@ any other path stays the JSON 404.
 
 The page's Content-Security-Policy allows scripts, styles and requests of this origin only
 (no inline script, no other site), no plugins, no framing and no form posting elsewhere; the
-page never touches cookies (the gateway takes credentials only from the Authorization header).
+page sends no cookies (the gateway takes credentials only from the Authorization header) and
+reads one only to take the ID token an OpenID Connect sign-in left for it.
 """
 
 import os

@@ -1,9 +1,10 @@
 """Sign-in: CSRF tokens, POST /api/v1/login and GET /api/v1/me.
 
 Login takes ``{"token": ...}`` or ``{"kubeConfig": "<kubeconfig content>"}`` whose current user
-carries a token, checks the token with the API server (GET /version: a bad token is refused
-there with 401) and answers ``{"token": <the same token>}``, which the UI keeps in its ``token``
-cookie. The server keeps no session. /me says whether a token is accepted and, when the token
+carries a token (or an ``auth-provider: oidc`` of the configured provider, whose ID token it
+takes: auth/oidc/kubeconfig.py), checks the token with the API server (GET /version: a bad
+token is refused there with 401) and answers ``{"token": <the token>}``, which the UI keeps in
+its ``token`` cookie. The server keeps no session. /me says whether a token is accepted and, when the token
 says so, whose it is.
 """
 
@@ -11,9 +12,13 @@ import re
 
 from dashboard_api import bounded
 from dashboard_api.auth.identity import service_account_name
-from dashboard_api.auth.kubeconfig import KubeconfigError, token_from_kubeconfig
-from dashboard_api.errors import bad_request, unauthorized
+from dashboard_api.auth.kubeconfig import KubeconfigError, credential_from_kubeconfig
+from dashboard_api.auth.oidc import kubeconfig as oidc_kubeconfig
+from dashboard_api.auth.oidc.idtoken import Parsed, TokenError
+from dashboard_api.auth.oidc.relyingparty import SignInError
+from dashboard_api.errors import ApiError, bad_request, unauthorized
 from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.handlers.oidc import set_refresh_cookie
 from dashboard_api.routes import Route
 
 # Printable ASCII without spaces: anything else cannot travel in an HTTP header.
@@ -34,13 +39,17 @@ class LoginHandler(BaseHandler):
             raise bad_request("the login body must be a JSON object")
         token = spec.get("token")
         kubeconfig = spec.get("kubeConfig")
+        tokens = own_client = None
         if isinstance(token, str) and token.strip():
             token = token.strip()
         elif isinstance(kubeconfig, str) and kubeconfig.strip():
             try:
-                token = await bounded.run(token_from_kubeconfig, kubeconfig) \
+                token = await bounded.run(credential_from_kubeconfig, kubeconfig) \
                     if len(kubeconfig) > bounded.OFF_LOOP_BYTES \
-                    else token_from_kubeconfig(kubeconfig)
+                    else credential_from_kubeconfig(kubeconfig)
+                if isinstance(token, dict):  # auth-provider: oidc
+                    tokens, own_client = await oidc_kubeconfig.sign_in(self.ctx.oidc, token)
+                    token = tokens.id_token
             except KubeconfigError as exc:
                 raise bad_request(str(exc))
         else:
@@ -48,6 +57,9 @@ class LoginHandler(BaseHandler):
         if not _TOKEN.match(token):
             raise unauthorized()
         await self.ctx.cluster.handle(token).request("GET", "/version")
+        if tokens is not None and own_client:
+            # Refreshed from now on as a browser sign-in is (handlers/oidc.py).
+            set_refresh_cookie(self, self.ctx.oidc, tokens)
         self.write_json({"token": token})
 
 
@@ -55,9 +67,25 @@ class MeHandler(BaseHandler):
     async def get(self):
         await self.caller().request("GET", "/version")
         name = self.request.headers.get("Impersonate-User") or \
-            service_account_name(self.token())
+            service_account_name(self.token()) or await self._oidc_name()
         self.write_json({"name": name, "authenticated": True} if name
                         else {"authenticated": True})
+
+    async def _oidc_name(self):
+        """The user name of an ID token of the configured provider (verified, as the API
+        server names the user), or None."""
+        signin = self.ctx.oidc
+        if signin is None:
+            return None
+        try:
+            # Only a token naming our provider is checked: /me never waits on the provider
+            # for tokens of others.
+            if Parsed(self.token()).claims.get("iss") != signin.settings.issuer:
+                return None
+            claims = await signin.rp.verify(self.token())
+        except (TokenError, SignInError, ApiError):
+            return None
+        return signin.rp.username(claims)
 
 
 ROUTES = [

@@ -77,7 +77,21 @@ class StaticHandler(UiFileHandler):
         if not path or path == INDEX or not os.path.isfile(candidate):
             path = INDEX
             self.set_header("Cache-Control", NO_CACHE)
+            if await self._oidc_index(root, include_body):
+                return
         await super().get(path, include_body)
+
+    async def _oidc_index(self, root, include_body):
+        """Whether the index was answered by the OpenID Connect sign-in (handlers/oidc.py:
+        a redirect to sign in, or the page with the session script)."""
+        from dashboard_api.handlers import oidc
+        self.absolute_path = os.path.join(root, INDEX)  # its ETag: the file's, as unchanged
+        page = oidc.ui_index(self, self.absolute_path)
+        if page is None:
+            return self._finished
+        self.set_header("Content-Type", "text/html; charset=UTF-8")
+        self.finish(page if include_body else b"")
+        return True
 
 
 def url_spec(web_root):

@@ -13,10 +13,19 @@ AUTHENTICATION_MODE = "token"
 SEVERITIES = ("INFO", "WARNING", "ERROR")
 
 
+def authentication_modes(ctx):
+    """How a person may sign in here: a token and a kubeconfig always, an OpenID Connect
+    provider when one is configured (its sign-in starts at /oidc/login)."""
+    return ["token", "kubeconfig"] + (["oidc"] if getattr(ctx, "oidc", None) else [])
+
+
 class ConfigHandler(BaseHandler):
     def get(self):
+        # authenticationMode is the specification's field, kept as it was for the upstream UI;
+        # authenticationModes (issue 29) lists every way in.
         self.write_json({"serverTime": int(time.time() * 1000), "version": VERSION,
-                         "authenticationMode": AUTHENTICATION_MODE})
+                         "authenticationMode": AUTHENTICATION_MODE,
+                         "authenticationModes": authentication_modes(self.ctx)})
 
 
 class SystemBannerHandler(BaseHandler):
@@ -47,7 +56,8 @@ class OpenApiHandler(BaseHandler):
 
 ROUTES = [
     Route("/config", ConfigHandler, "config", component="web", auth=False,
-          summary="Server time (ms), version and authentication mode"),
+          summary="Server time (ms), version, authentication mode and the sign-in modes "
+                  "offered (token, kubeconfig, oidc)"),
     Route("/systembanner", SystemBannerHandler, "systembanner", component="web", auth=False,
           summary="The system banner {message, severity}"),
     Route("/api/v1/systembanner", SystemBannerHandler, "api-systembanner", auth=False,

@@ -3,11 +3,14 @@
 //
 // Everything from the cluster is put into the page with textContent, never as markup. The
 // token lives in this tab's sessionStorage and goes out only in the Authorization header;
-// requests never carry cookies (credentials: "omit").
+// requests never carry cookies (credentials: "omit"). With OpenID Connect configured the page
+// offers sign-in with the provider; the sign-in ends here with the ID token in the `token`
+// cookie, which the page then takes into sessionStorage and drops (the one cookie it reads).
 "use strict";
 
 (function () {
   const TOKEN_KEY = "dashboard-api.token";
+  const OIDC_KEY = "dashboard-api.oidc"; // the tab's token came from the identity provider
   const PAGE_NAMESPACES = 200;
   const PAGE_PODS = 100;
   const METRICS = "cpu/usage,memory/usage";
@@ -18,7 +21,7 @@
     Unknown: "status-warn",
   };
 
-  const state = { token: null, namespace: null, pod: null };
+  const state = { token: null, namespace: null, pod: null, oidc: false };
   const $ = (id) => document.getElementById(id);
 
   class HttpError extends Error {
@@ -44,6 +47,15 @@
       if (token) sessionStorage.setItem(TOKEN_KEY, token);
       else sessionStorage.removeItem(TOKEN_KEY);
     } catch (e) { /* memory only */ }
+  }
+
+  // The ID token an OpenID Connect sign-in left in the `token` cookie (handlers/oidc.py), taken
+  // once: the cookie is dropped.
+  function tokenFromSignIn() {
+    const m = document.cookie.match(/(?:^|;\s*)token=([^;]+)/);
+    if (!m) return null;
+    document.cookie = "token=; path=/; max-age=0";
+    return m[1];
   }
 
   // --- the API -------------------------------------------------------------------------------
@@ -91,6 +103,7 @@
     try {
       const config = await api("/config", false);
       $("version").textContent = config.version;
+      $("oidc-signin").hidden = (config.authenticationModes || []).indexOf("oidc") < 0;
     } catch (e) {
       $("version").textContent = "unknown (" + e.message + ")";
     }
@@ -146,6 +159,7 @@
 
   function signOut(message) {
     keepToken(null);
+    try { sessionStorage.removeItem(OIDC_KEY); } catch (e) { /* memory only */ }
     state.namespace = null;
     state.pod = null;
     $("cluster").textContent = "shown after sign-in";
@@ -346,7 +360,13 @@
       event.preventDefault();
       signIn($("token").value.trim(), false);
     });
-    $("signout").addEventListener("click", () => signOut(""));
+    // An OpenID Connect session also ends at the gateway and the provider.
+    $("signout").addEventListener("click", () => {
+      const oidc = state.oidc;
+      state.oidc = false;
+      signOut("");
+      if (oidc) location.assign("/oidc/logout");
+    });
     $("refresh").addEventListener("click", () => loadNamespaces());
     $("namespace-form").addEventListener("submit", (event) => {
       event.preventDefault();
@@ -357,7 +377,14 @@
       loadNamespaces();
     });
     loadConfig();
-    const token = storedToken();
+    const fromProvider = tokenFromSignIn();
+    try {
+      if (fromProvider !== null) sessionStorage.setItem(OIDC_KEY, "1");
+      state.oidc = sessionStorage.getItem(OIDC_KEY) === "1";
+    } catch (e) {
+      state.oidc = fromProvider !== null;
+    }
+    const token = fromProvider || storedToken();
     if (token) signIn(token, true);
   });
 }());

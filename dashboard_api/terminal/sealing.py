@@ -89,33 +89,56 @@ def unb64(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-class Sealer:
-    def __init__(self, secret):
-        self._aead = AESGCM(derive_key(secret))
+class Box:
+    """AES-GCM under a key derived from the shared secret for one ``purpose`` (also the
+    associated data): whatever one replica seals, any replica holding the secret opens, and
+    nothing sealed for another purpose ever opens here. Sealed text is
+    ``base64url(nonce || ciphertext || tag)`` without padding."""
 
-    def seal(self, ticket):
-        """The id of `ticket`; every call gives a different id (a random nonce)."""
+    def __init__(self, secret, purpose):
+        self.purpose = purpose
+        self._aead = AESGCM(derive_key(secret, purpose))
+
+    def seal(self, plain):
+        """The sealed text of ``plain`` (bytes); every call gives a different text."""
         nonce = os.urandom(NONCE_BYTES)
-        plain = ujson.dumps(ticket._fields(), ensure_ascii=True).encode("ascii")
-        return b64(nonce + self._aead.encrypt(nonce, plain, PURPOSE))
+        return b64(nonce + self._aead.encrypt(nonce, plain, self.purpose))
 
-    def open(self, session_id):
-        """(nonce, Ticket) from an id; None when it is not one we sealed, unaltered."""
-        if not isinstance(session_id, str) or len(session_id) > MAX_ID_CHARS:
+    def open(self, text, max_chars=MAX_ID_CHARS):
+        """(nonce, plain bytes) of a text we sealed, unaltered; None otherwise."""
+        if not isinstance(text, str) or len(text) > max_chars:
             return None
         try:
-            raw = unb64(session_id)
+            raw = unb64(text)
         except (binascii.Error, ValueError):
             return None
         # The decoder skips foreign characters and ignores the last one's spare bits: only the
-        # canonical spelling is accepted, so that no altered id ever opens.
-        if len(raw) <= NONCE_BYTES + 16 or b64(raw) != session_id:
+        # canonical spelling is accepted, so that no altered text ever opens.
+        if len(raw) <= NONCE_BYTES + 16 or b64(raw) != text:
             return None
         nonce = raw[:NONCE_BYTES]
         try:
-            plain = self._aead.decrypt(nonce, raw[NONCE_BYTES:], PURPOSE)
-            return nonce, Ticket._from_fields(ujson.loads(plain))
-        except (InvalidTag, ValueError, TypeError):
+            return nonce, self._aead.decrypt(nonce, raw[NONCE_BYTES:], self.purpose)
+        except InvalidTag:
+            return None
+
+
+class Sealer:
+    def __init__(self, secret):
+        self._box = Box(secret, PURPOSE)
+
+    def seal(self, ticket):
+        """The id of `ticket`; every call gives a different id (a random nonce)."""
+        return self._box.seal(ujson.dumps(ticket._fields(), ensure_ascii=True).encode("ascii"))
+
+    def open(self, session_id):
+        """(nonce, Ticket) from an id; None when it is not one we sealed, unaltered."""
+        opened = self._box.open(session_id)
+        if opened is None:
+            return None
+        try:
+            return opened[0], Ticket._from_fields(ujson.loads(opened[1]))
+        except (ValueError, TypeError):
             return None
 
 

@@ -109,8 +109,10 @@ def _node_ready(node):
 class LocalCluster:
     editor_namespace = "team-a"
 
-    def __init__(self, nodes):
+    def __init__(self, nodes, apiserver_flags=()):
         self.node_count = nodes
+        # Flags added to the API server's (e.g. its --oidc-* flags: tests/oidc/).
+        self.apiserver_flags = list(apiserver_flags)
         _sweep_stale_state()
         self.state_dir = tempfile.mkdtemp(prefix=f"{STATE_PREFIX}{os.getpid()}-")
         self._etcd_dir = None
@@ -137,10 +139,11 @@ class LocalCluster:
     # ---- lifecycle -------------------------------------------------------------
 
     @classmethod
-    def start(cls, nodes=2, timeout=START_TIMEOUT):
-        """Start everything and wait until it is usable; raises ClusterStartError."""
+    def start(cls, nodes=2, timeout=START_TIMEOUT, apiserver_flags=()):
+        """Start everything and wait until it is usable; raises ClusterStartError.
+        ``apiserver_flags`` are added to the API server's own."""
         for attempt in (1, 2):
-            cluster = cls(nodes)
+            cluster = cls(nodes, apiserver_flags)
             atexit.register(cluster.stop)
             try:
                 cluster._start(timeout)
@@ -289,7 +292,7 @@ class LocalCluster:
             # gets no endpoints rather than an error every reconcile.
             "--endpoint-reconciler-type=none",
             "--allow-privileged=true", "--profiling=false",
-        ])
+        ] + self.apiserver_flags)
 
     def _component_kubeconfig(self, user):
         path = os.path.join(self.state_dir, f"{user.split(':')[-1]}.kubeconfig")

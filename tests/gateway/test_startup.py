@@ -73,3 +73,15 @@ def test_unreachable_api_server_is_fatal_in_proxy_mode_too(cluster):
     code, output = run_gateway("--proxy", "--apiserver-host",
                                "https://127.0.0.1:%d" % free_ports(1)[0])
     assert code != 0 and "cannot reach the API server" in output
+
+
+def test_unusable_oidc_flags_are_fatal(cluster):
+    base = ["--apiserver-host", cluster.url, "--apiserver-ca-bundle", cluster.ca_file,
+            "--kubeconfig", cluster.kubeconfig, "--oidc-issuer-url", "https://idp.example.com"]
+    code, output = run_gateway(*base)
+    assert code != 0 and "--oidc-issuer-url needs --oidc-client-id" in output
+    code, output = run_gateway(*base, "--oidc-client-id", "dashboard", "--oidc-redirect-url",
+                               "https://dash.example.com/oidc/callback",
+                               "--oidc-signing-algs", "HS256")
+    assert code != 0 and "--oidc-signing-algs: 'HS256' is not allowed" in output
+    assert "Traceback" not in output

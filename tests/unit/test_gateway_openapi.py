@@ -51,3 +51,17 @@ def test_mode_api_leaves_out_auth_and_web_routes():
     assert "/api/v1/can-i" in templates and "/api/v1/csrftoken/{action}" in templates
     assert "/api/v1/login" not in templates and "/config" not in templates
     assert "/settings" not in templates and "/api/v1/settings/global" in templates
+
+
+def test_oidc_routes_served_and_described_only_when_configured():
+    plain = {r.template for r in server.served_routes("dashboard")}
+    with_oidc = server.served_routes("dashboard", ("oidc",))
+    oidc = {r.template for r in with_oidc} - plain
+    assert oidc == {"/oidc/login", "/oidc/callback", "/oidc/refresh", "/oidc/logout",
+                    "/oidc/session.js"}
+    doc = openapi.document(with_oidc)
+    for template in oidc:
+        for method, op in doc["paths"][template].items():
+            assert "x-undescribed" not in op, (method, template)
+            assert op["security"] == []
+    assert "303" in doc["paths"]["/oidc/callback"]["get"]["responses"]

@@ -1,0 +1,294 @@
+"""Sign-in with an OpenID Connect provider: /oidc/login, /oidc/callback, /oidc/refresh,
+/oidc/logout and /oidc/session.js (issue 29; the relying party is dashboard_api/auth/oidc/).
+
+A sign-in ends with the ID token in the ``token`` cookie, where the upstream web UI keeps its
+token and from which it sends ``Authorization: Bearer``: the gateway still takes API credentials
+only from that header. The refresh token goes into a cookie sealed with the shared secret,
+HttpOnly (no page script reads it), SameSite=Strict, Path=/oidc/, Secure when the gateway is
+reached over HTTPS. /oidc/session.js, which the gateway adds to the UI's index page, refreshes
+the ID token before it expires and sends the person to sign in again when the provider no
+longer allows it. Nothing here ever puts a token into a URL or a log line.
+"""
+
+import html
+import logging
+import time
+import urllib.parse
+
+import ujson
+
+from dashboard_api.auth.oidc.flow import FlowError, safe_return
+from dashboard_api.auth.oidc.http import ProviderError
+from dashboard_api.auth.oidc.relyingparty import SignInError, oauth_error
+from dashboard_api.errors import not_found, unauthorized
+from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.routes import Route
+
+log = logging.getLogger("dashboard_api.oidc")
+
+TOKEN_COOKIE = "token"           # the upstream web UI's
+FLOW_COOKIE = "dashboard_oidc_flow"
+REFRESH_COOKIE = "dashboard_oidc_refresh"
+PREFIX = "/oidc/"
+PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; " \
+           "form-action 'none'; frame-ancestors 'none'"
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>%(title)s</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em}
+a{margin-right:1.5em}</style></head>
+<body><h1>%(title)s</h1><p>%(message)s</p>
+<p><a href="/oidc/login">Sign in again</a><a href="/">Open the dashboard</a></p></body></html>
+"""
+
+
+def set_refresh_cookie(handler, signin, tokens, issued=None):
+    """The refresh token of ``tokens`` sealed into the HttpOnly cookie (dropped when there is
+    none); Secure when the gateway is reached over HTTPS (its redirect URL says)."""
+    secure = signin.settings.redirect_url.startswith("https://")
+    if not tokens.refresh_token:
+        handler.clear_cookie(REFRESH_COOKIE, path=PREFIX, secure=secure, samesite="Strict")
+        return
+    value = signin.refresh.seal(tokens.refresh_token, tokens.claims["sub"], issued)
+    handler.set_cookie(REFRESH_COOKIE, value, path=PREFIX, max_age=signin.refresh.max_age,
+                       httponly=True, secure=secure, samesite="Strict")
+
+
+class OidcHandler(BaseHandler):
+    """What the /oidc routes share: the configuration, cookies, and the answer pages."""
+
+    def prepare(self):
+        if self.ctx.oidc is None:
+            raise not_found("sign-in with OpenID Connect is not configured (--oidc-issuer-url)")
+        return super().prepare()
+
+    @property
+    def signin(self):
+        return self.ctx.oidc
+
+    @property
+    def secure(self):
+        """Cookies are Secure when the browser reaches the gateway over HTTPS (as the
+        configured redirect URL says; never decided by the request)."""
+        return self.signin.settings.redirect_url.startswith("https://")
+
+    def origin(self):
+        parts = urllib.parse.urlsplit(self.signin.settings.redirect_url)
+        return "%s://%s" % (parts.scheme, parts.netloc)
+
+    def page(self, status, title, message):
+        self.set_status(status)
+        self.set_header("Content-Type", "text/html; charset=UTF-8")
+        self.set_header("Content-Security-Policy", PAGE_CSP)
+        self.set_header("X-Frame-Options", "DENY")
+        self.set_header("Referrer-Policy", "no-referrer")
+        self.finish(PAGE % {"title": html.escape(title), "message": html.escape(message)})
+
+    def go(self, location):
+        """A 303 to ``location``; the referrer of the next request carries no query."""
+        self.set_header("Referrer-Policy", "no-referrer")
+        self.redirect(location, status=303)
+
+    def set_session(self, tokens, issued=None):
+        """The ID token into the UI's cookie (readable by the UI: it sends it as the Bearer),
+        the refresh token sealed into the HttpOnly one."""
+        lifetime = max(1, int(tokens.expires - time.time()))
+        self.set_cookie(TOKEN_COOKIE, tokens.id_token, path="/", max_age=lifetime,
+                        secure=self.secure, samesite="Lax")
+        set_refresh_cookie(self, self.signin, tokens, issued)
+
+    def clear_refresh(self):
+        self.clear_cookie(REFRESH_COOKIE, path=PREFIX, secure=self.secure, samesite="Strict")
+
+    def clear_session(self):
+        self.clear_cookie(TOKEN_COOKIE, path="/", secure=self.secure, samesite="Lax")
+        self.clear_refresh()
+
+    async def refreshed(self):
+        """Fresh tokens set as cookies; SignInError when there is no session to refresh or
+        the provider refuses (the refresh cookie is then dropped)."""
+        opened = self.signin.refresh.open(self.get_cookie(REFRESH_COOKIE))
+        if opened is None:
+            raise SignInError("no session to refresh")
+        refresh_token, subject, issued = opened
+        try:
+            tokens = await self.signin.rp.refresh(refresh_token, subject)
+        except SignInError:
+            self.clear_refresh()
+            raise
+        self.set_session(tokens, issued)
+        return tokens
+
+
+class LoginHandler(OidcHandler):
+    async def get(self):
+        flow, cookie = self.signin.flows.start(self.get_query_argument("return", "/"))
+        try:
+            url = await self.signin.rp.authorization_url(flow)
+        except ProviderError as exc:
+            return self.page(503, "Sign-in is unavailable", exc.message)
+        self.set_cookie(FLOW_COOKIE, cookie, path=PREFIX + "callback",
+                        max_age=self.signin.flows.ttl, httponly=True, secure=self.secure,
+                        samesite="Lax")
+        self.go(url)
+
+
+class CallbackHandler(OidcHandler):
+    async def get(self):
+        cookie = self.get_cookie(FLOW_COOKIE)
+        # One callback per sign-in: the flow cookie goes whatever happens next.
+        self.clear_cookie(FLOW_COOKIE, path=PREFIX + "callback", secure=self.secure,
+                          samesite="Lax")
+        title = "Sign-in refused"
+        try:
+            flow = self.signin.flows.finish(cookie, self.get_query_argument("state", None))
+            error = self.get_query_argument("error", None)
+            if error is not None:
+                raise SignInError("the identity provider did not sign you in (%s)"
+                                  % oauth_error({"error": error}))
+            tokens = await self.signin.rp.exchange(flow, self.get_query_argument("code", None))
+        except (FlowError, SignInError) as exc:
+            log.info("OpenID Connect sign-in refused: %s", exc)
+            return self.page(400, title, "Nothing was signed in: %s." % exc)
+        except ProviderError as exc:
+            return self.page(503, "Sign-in is unavailable", exc.message)
+        self.set_session(tokens)
+        log.info("signed in with OpenID Connect: %s", self.signin.rp.username(tokens.claims))
+        self.go(flow.return_to)
+
+
+class RefreshHandler(OidcHandler):
+    async def get(self):
+        """A navigation: refreshed, back to ``return``; else to the provider."""
+        back = safe_return(self.get_query_argument("return", "/"))
+        try:
+            await self.refreshed()
+        except (SignInError, ProviderError):
+            return self.go("/oidc/login?" + urllib.parse.urlencode({"return": back}))
+        self.go(back)
+
+    async def post(self):
+        """For the page's script: 200 {expires} with the new ``token`` cookie; 401 when the
+        person must sign in again; 503 when the provider cannot be reached."""
+        try:
+            tokens = await self.refreshed()
+        except SignInError as exc:
+            raise unauthorized() from exc
+        self.write_json({"expires": int(tokens.expires * 1000)})
+
+
+class LogoutHandler(OidcHandler):
+    async def get(self):
+        """Ends the session here (both cookies), then at the provider when it offers
+        RP-initiated logout; the provider sends the browser back here, to the signed-out
+        page."""
+        had_session = self.get_cookie(TOKEN_COOKIE) or self.get_cookie(REFRESH_COOKIE)
+        self.clear_session()
+        if had_session:
+            url = await self.signin.rp.logout_url(self.origin() + "/oidc/logout")
+            if url:
+                return self.go(url)
+        self.page(200, "Signed out", "You are signed out of the dashboard.")
+
+
+SCRIPT_TAG = b'<script src="/oidc/session.js"></script>'
+# The index page asked for with this query is served as it is, without a sign-in redirect:
+# the way to the UI's own token and kubeconfig sign-in when OpenID Connect is configured.
+LOCAL_SIGN_IN = ("sign-in", "token")
+
+
+def ui_index(handler, index_file):
+    """For the web UI's index page under --web-root: with OpenID Connect configured, a person
+    without a token is sent to sign in (through a refresh when the session can be renewed),
+    and the page gets the session script. Returns the page's bytes to serve, or None when
+    the handler has redirected (or there is nothing to change: OIDC not configured)."""
+    ctx = handler.application.ctx
+    if getattr(ctx, "oidc", None) is None:
+        return None
+    if not handler.get_cookie(TOKEN_COOKIE) and \
+            handler.get_query_argument(LOCAL_SIGN_IN[0], None) != LOCAL_SIGN_IN[1]:
+        back = safe_return(handler.request.uri)
+        handler.redirect("/oidc/refresh?" + urllib.parse.urlencode({"return": back}),
+                         status=303)
+        return None
+    with open(index_file, "rb") as f:
+        page = f.read()
+    at = page.lower().find(b"</head>")
+    at = at if at >= 0 else len(page)
+    return page[:at] + SCRIPT_TAG + page[at:]
+
+
+SESSION_JS = """// Keeps an OpenID Connect session of the dashboard alive (served by the gateway,
+// issue 29). Before the ID token in the `token` cookie expires, asks for a fresh one (POST /oidc/refresh
+// reads the HttpOnly refresh cookie and sets a new `token` cookie); when the provider no longer
+// allows it, sends the person to sign in again. When the UI drops the token before it expires
+// (its sign-out), the session ends at the gateway and the provider too.
+(function () {
+  "use strict";
+  var ISSUER = %(issuer)s;
+  var seen = null;
+  var busy = false;
+
+  function claims() {
+    var m = document.cookie.match(/(?:^|;\\s*)token=([^;]+)/);
+    if (!m) { return null; }
+    try {
+      var part = m[1].split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+      var c = JSON.parse(atob(part + "===".slice((part.length + 3) %% 4)));
+      return c.iss === ISSUER && typeof c.exp === "number" ? c : null;
+    } catch (e) { return null; }
+  }
+
+  function here() { return location.pathname + location.search + location.hash; }
+
+  function refresh() {
+    busy = true;
+    fetch("/oidc/refresh", {method: "POST", credentials: "same-origin"}).then(function (r) {
+      busy = false;
+      if (r.status === 401) { location.assign("/oidc/login?return=" + encodeURIComponent(here())); }
+    }, function () { busy = false; });
+  }
+
+  function check() {
+    if (busy) { return; }
+    var now = Date.now() / 1000, c = claims();
+    if (c) {
+      seen = c;
+      var margin = Math.min(60, Math.max(2, (c.exp - (c.iat || now)) / 4));
+      if (now >= c.exp - margin) { refresh(); }
+    } else if (seen) {
+      if (now < seen.exp - 1) { location.assign("/oidc/logout"); } else { refresh(); }
+    }
+  }
+
+  setInterval(check, %(period)d);
+  check();
+}());
+"""
+CHECK_PERIOD_MS = 2000
+
+
+class SessionScriptHandler(OidcHandler):
+    def get(self):
+        self.set_header("Content-Type", "text/javascript; charset=UTF-8")
+        self.set_header("Cache-Control", "no-cache")
+        self.finish(SESSION_JS % {"issuer": ujson.dumps(self.signin.settings.issuer,
+                                                        escape_forward_slashes=False),
+                                  "period": CHECK_PERIOD_MS})
+
+
+ROUTES = [
+    Route("/oidc/login", LoginHandler, "oidc-login", component="auth", feature="oidc", auth=False,
+          summary="Starts a sign-in at the OpenID Connect provider (a redirect there); "
+                  "`return`: the path to land on"),
+    Route("/oidc/callback", CallbackHandler, "oidc-callback", component="auth", feature="oidc", auth=False,
+          summary="Where the provider sends the browser back; sets the session cookies"),
+    Route("/oidc/refresh", RefreshHandler, "oidc-refresh", component="auth", feature="oidc", auth=False,
+          csrf=False, audit=False, max_body=1024,
+          summary="A fresh ID token from the sealed refresh cookie (GET: a navigation, "
+                  "POST: {expires} for the page's script)"),
+    Route("/oidc/logout", LogoutHandler, "oidc-logout", component="auth", feature="oidc", auth=False,
+          summary="Ends the session here and at the provider"),
+    Route("/oidc/session.js", SessionScriptHandler, "oidc-session-script", component="auth",
+          feature="oidc", auth=False, summary="The script that keeps the web UI's OpenID Connect session alive"),
+]
