@@ -10,6 +10,11 @@ slow too, but a list also needs the executor and the API server. Use it as a con
     probe.assert_responsive(max_seconds=1.0)
 
 Every request has its own timeout, so a frozen gateway shows up as a failed probe, not a hang.
+
+The bound is the gateway's, not the machine's: a thread of the probe also measures how late
+its own short sleeps wake (the test process starved of CPU, as on a loaded machine), and the
+worst such delay is added to the bound. A gateway that holds its event loop is late while the
+test process is not, so that still fails.
 """
 
 import threading
@@ -28,12 +33,14 @@ class Probe:
         self.http = urllib3.PoolManager(cert_reqs="CERT_NONE", retries=False,
                                         timeout=urllib3.Timeout(connect=timeout, read=timeout))
         self.samples = {"healthz": [], "list": []}
+        self.own_lag = []   # how late the probe's own sleeps woke: the machine's share
         self.failures = []
         self._stop = threading.Event()
         self._threads = []
 
     def __enter__(self):
-        self._threads = [threading.Thread(target=self._run, args=("healthz",), daemon=True)]
+        self._threads = [threading.Thread(target=self._run, args=("healthz",), daemon=True),
+                         threading.Thread(target=self._lag, daemon=True)]
         if self.token:
             self._threads.append(threading.Thread(target=self._run, args=("list",), daemon=True))
         for t in self._threads:
@@ -62,15 +69,24 @@ class Probe:
             self.samples[which].append(time.monotonic() - start)
             self._stop.wait(self.interval)
 
+    def _lag(self, nap=0.05):
+        while not self._stop.is_set():
+            start = time.monotonic()
+            time.sleep(nap)
+            self.own_lag.append(time.monotonic() - start - nap)
+
     def worst(self, which="healthz"):
         return max(self.samples[which], default=0.0)
 
     def assert_responsive(self, max_seconds=1.0):
-        """Every probe answered 200 within `max_seconds`, and there were some of each."""
+        """Every probe answered 200 within `max_seconds` (plus the test process's own worst
+        scheduling delay meanwhile), and there were some of each."""
         assert not self.failures, "probe failures during the attack: %r" % self.failures[:10]
+        machine = max(self.own_lag, default=0.0)
         for which, values in self.samples.items():
             if which == "list" and not self.token:
                 continue
             assert values, "no %s probe ran during the attack" % which
-            assert max(values) < max_seconds, "%s took %.2f s during the attack (bound %.1f s)" \
-                % (which, max(values), max_seconds)
+            assert max(values) < max_seconds + machine, \
+                "%s took %.2f s during the attack (bound %.1f s + %.2f s the probe itself " \
+                "woke late)" % (which, max(values), max_seconds, machine)
