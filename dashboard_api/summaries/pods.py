@@ -78,21 +78,21 @@ def status_split(facts):
 def status_counted(counts, pending, rel):
     """list_status from the watch cache's counters: ``counts`` the buckets of every pod from
     its facts alone, ``pending`` dicts {uid: facts} of the pods a Warning event would move.
-    Only the pods that have events are looked at: the same answer as list_status over every
-    pod's facts, in O(min(pods pending, objects with events))."""
+    Only the pods with a Warning event are looked at, found in the set of those (the event
+    store's "warned" index, kept per event; issue #30: not each pod's events read, which cost
+    ~30 ms a page at 150,000 pods and 200,000 events): the same answer as list_status over
+    every pod's facts, in O(min(pods pending, objects with Warning events)) set lookups."""
     out = resource_status()
     for bucket, n in counts.items():
         out[bucket] += n
-    by_object = rel.events_by_object()
-    uids = by_object.uids() if hasattr(by_object, "uids") else by_object.keys()
+    warned_uids = rel.warned_objects()
     for part in pending:
-        for uid in part.keys() & uids:
+        for uid in part.keys() & warned_uids:
             plain, warned, _ready, _uid = part[uid]
-            if any(event_type(ev) == "Warning" for ev in by_object.get(uid, ())):
-                if plain:
-                    out[plain] -= 1
-                if warned:
-                    out[warned] += 1
+            if plain:
+                out[plain] -= 1
+            if warned:
+                out[warned] += 1
     return out
 
 
