@@ -15,7 +15,8 @@ pointing at the stand-in; metrics off) and measures, for the gateway process alo
 - one page (10 pods, all namespaces) p50, back to back and 0.25 s apart, sorted by creation time
   and by status (a key the churn changes: the second container alternates between running and
   CrashLoopBackOff), and filtered by a name 0.1% of the pods carry, sorted by creation time;
-- 64 clients, each with its own token, for ``--clients-seconds``: p50/p95/max, req/s, errors;
+- 16 clients (sorted by creation), then 64, each with its own token, for ``--clients-seconds``:
+  p50/p95/max, req/s, errors;
 - a forced 410 (every watch gets an ERROR 410 and versions are compacted): the next page, and
   every page asked by 8 clients until the gateway has re-listed (max, non-200s), with the LIST
   pages and bytes the stand-in served meanwhile (beyond the gateway's own re-list: callers'
@@ -490,6 +491,9 @@ def run_rate(standin, rate, args, directory, reference):
                 "back_to_back": sequential(gw, sort, 5 if quick else 40, 0, 60),
                 "spaced_0.25s": sequential(gw, sort, 3 if quick else 20, 0.25, 60)}
             log("page by %s: %s" % (sort, out["page_" + sort]))
+        out["clients16_creation"] = clients(gw, "creation", args.clients_seconds,
+                                            count=4 if quick else 16)
+        log("16 clients by creation: %s" % out["clients16_creation"])
         for sort in SORTS:
             out["clients_" + sort] = clients(gw, sort, args.clients_seconds,
                                              count=8 if quick else CLIENTS)
@@ -606,6 +610,10 @@ def table(result):
         row("one page p50, by %s (back to back / 0.25 s apart)" % sort,
             lambda r, s=sort: "%s / %s ms" % (r["page_" + s]["back_to_back"]["p50_ms"],
                                              r["page_" + s]["spaced_0.25s"]["p50_ms"]))
+    row("16 clients by creation: p50/p95/max, req/s, errors", lambda r: "%s/%s/%s ms, %s "
+        "req/s, %s" % (r["clients16_creation"]["p50_ms"], r["clients16_creation"]["p95_ms"],
+                       r["clients16_creation"]["max_ms"], r["clients16_creation"]["rps"],
+                       r["clients16_creation"]["errors"] or "none"))
     for sort in SORTS:
         row("64 clients by %s: p50/p95/max, req/s, errors" % sort,
             lambda r, s=sort: "%s/%s/%s ms, %s req/s, %s" % (
