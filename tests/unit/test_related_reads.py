@@ -82,3 +82,21 @@ def test_pod_list_status_from_the_warned_index_as_from_every_pods_events():
     assert set(cached.warned_objects()) == {"p1", "p3"}
     assert pods.status_counted(counts, [pending], Related(events=store.related(()))) == \
         pods.list_status(raw, Related(events=events[:-1]))
+
+
+def test_a_templates_quantities_are_parsed_once_for_its_pods():
+    from fractions import Fraction
+
+    from dashboard_api.summaries import quantity
+    containers = [{"name": "a", "resources": {"requests": {"cpu": "100m", "memory": "1Gi"},
+                                              "limits": {"cpu": "1"}}}]
+    first = quantity.effective({"containers": containers})
+    parsed = quantity._EFFECTIVE[(id(containers), id(None), id(None))]
+    again = quantity.effective({"containers": containers, "nodeName": "n2"})
+    assert first == again == ({"cpu": Fraction(1, 10), "memory": 2**30}, {"cpu": 1})
+    assert quantity._EFFECTIVE[(id(containers), id(None), id(None))] is parsed
+    first[0]["cpu"] = 7                                # an answer is the caller's own copy
+    assert quantity.effective({"containers": containers})[0]["cpu"] == Fraction(1, 10)
+    other = [dict(containers[0], resources={"requests": {"cpu": "2"}})]
+    assert quantity.effective({"containers": other, "overhead": {"cpu": "1"}}) == (
+        {"cpu": 3}, {})
