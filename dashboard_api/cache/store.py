@@ -587,8 +587,8 @@ class Store:
         _count(self.kind, self._tally, row, sign)
 
     def status_tally(self, namespaces):
-        """(buckets counted from the rows' facts alone, [{key: facts}] of the rows whose bucket
-        ``rel`` may change, one per namespace) over the namespaces (empty: all), for the kind's
+        """(buckets counted from the rows' facts alone, [{bucket: {key: facts}}] of the rows
+        whose bucket ``rel`` may change, by that bucket, one per namespace) over the namespaces (empty: all), for the kind's
         ``status_counted``; None when the kind has no ``status_split``. Counters are kept per
         event once first asked for."""
         kind = self.kind
@@ -668,11 +668,15 @@ def _count(kind, tally, row, sign):
         found[0][bucket] += sign
         if not found[0][bucket]:
             del found[0][bucket]
-    if related is not None:
+    if related is not None:   # kept by bucket: status_counted moves a bucket's rows at once
         if sign > 0:
-            found[1][related] = row.facts
+            found[1].setdefault(bucket, {})[related] = row.facts
         else:
-            found[1].pop(related, None)
+            group = found[1].get(bucket)
+            if group is not None:
+                group.pop(related, None)
+                if not group:
+                    del found[1][bucket]
     if not found[0] and not found[1]:
         del tally[row.namespace]
 

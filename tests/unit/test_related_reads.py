@@ -71,7 +71,7 @@ def test_pod_list_status_from_the_warned_index_as_from_every_pods_events():
         if bucket:
             counts[bucket] = counts.get(bucket, 0) + 1
         if uid:
-            pending[uid] = fact
+            pending.setdefault(bucket, {})[uid] = fact
     cached = Related(events=store.related(()))
     assert set(cached.warned_objects()) == {"p1", "p3", "p4"}
     assert pods.status_counted(counts, [pending], cached) == expected
