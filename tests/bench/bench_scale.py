@@ -286,7 +286,11 @@ def wait_ready(gw, budget, kinds=None):
                 for kind in synced_kinds(http, gw):
                     kinds.setdefault(kind, round(time.perf_counter() - t0, 1))
             if http.request("GET", gw.url + "/readyz").status == 200:
-                return time.perf_counter() - t0
+                ready = time.perf_counter() - t0
+                if kinds is not None:   # those synced since the last look: at ready
+                    for kind in synced_kinds(http, gw):
+                        kinds.setdefault(kind, round(ready, 1))
+                return ready
         except urllib3.exceptions.HTTPError:
             pass
         time.sleep(0.1)
