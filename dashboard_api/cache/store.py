@@ -588,9 +588,9 @@ class Store:
 
     def status_tally(self, namespaces):
         """(buckets counted from the rows' facts alone, [{bucket: {key: facts}}] of the rows
-        whose bucket ``rel`` may change, by that bucket, one per namespace) over the namespaces (empty: all), for the kind's
-        ``status_counted``; None when the kind has no ``status_split``. Counters are kept per
-        event once first asked for."""
+        whose bucket ``rel`` may change, by that bucket, one per namespace) over the namespaces
+        (empty: all), for the kind's ``status_counted``; None when the kind has no
+        ``status_split``. Counters are kept per event once first asked for."""
         kind = self.kind
         if kind is None or kind.status_split is None:
             return None
