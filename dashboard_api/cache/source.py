@@ -65,8 +65,8 @@ class CacheSource:
         store, names = await self._authorized_store(fetch, resource, namespaces)
         if store is None:
             return await self.fallback.list(fetch, resource, namespaces, labels, fields)
-        if not labels and not fields:
-            return store.scope(names, objects=True)
+        if not labels and not fields:   # a related read: its list made only when iterated
+            return store.related(names)
         candidates = _narrowed(store, names, fields)
         if candidates is None:
             candidates = store.scope(names, objects=True)

@@ -123,6 +123,76 @@ class Scoped(list):
         return Lookup(self._store.indexes[index], self._namespaces)
 
 
+class Related:
+    """The objects of one store in one scope as a related read (summaries.common.Related)
+    answers them: ``lookup`` (the store's indexes, kept per event) and ``view_key`` cost
+    nothing, the list of every object is made only when something iterates it (issue #30).
+
+    Made eagerly, a pod page paid for a list of every cached event each time an event had
+    arrived since the last page (the store's scope lists go with any change): at 200,000 events
+    and 50 a second, about 30 ms of a page that otherwise costs 1.5. Summaries join through
+    ``lookup`` (warnings, owned pods), so most never iterate. The list is made on the event
+    loop (rows change there only): from another thread (a summary in the executor) it is asked
+    of the loop and waited for."""
+
+    WAIT = 60.0   # seconds an executor thread waits for the loop to make the list
+
+    def __init__(self, store, namespaces):
+        self._store = store
+        self._namespaces = tuple(namespaces)
+        self.view_key = (id(store), store.version(self._namespaces), self._namespaces)
+        self._items = None
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:   # made outside a loop (tests): the caller's thread is the loop's
+            self._loop = None
+
+    def lookup(self, index):
+        names = frozenset(self._namespaces) if self._namespaces else None
+        return Lookup(self._store.indexes[index], names)
+
+    def _list(self):
+        if self._items is None:
+            if self._loop is None or _running_loop() is self._loop:
+                self._items = self._scope()
+            else:
+                self._items = asyncio.run_coroutine_threadsafe(
+                    self._made(), self._loop).result(self.WAIT)
+        return self._items
+
+    def _scope(self):
+        return self._store.scope(self._namespaces, objects=True)
+
+    async def _made(self):
+        return self._scope()
+
+    def __iter__(self):
+        return iter(self._list())
+
+    def __len__(self):
+        if self._items is not None:
+            return len(self._items)
+        return len(ScopeView(self._store, self._namespaces))
+
+    def __bool__(self):
+        return len(self) > 0
+
+    def __getitem__(self, index):
+        return self._list()[index]
+
+    def __eq__(self, other):
+        return list(self._list()) == list(other)
+
+    __hash__ = None
+
+
+def _running_loop():
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class Lookup:
     """``get(value, default)`` -> the objects of an index bucket within the namespaces."""
 
@@ -517,10 +587,10 @@ class Store:
         _count(self.kind, self._tally, row, sign)
 
     def status_tally(self, namespaces):
-        """(buckets counted from the rows' facts alone, [{key: facts}] of the rows whose bucket
-        ``rel`` may change, one per namespace) over the namespaces (empty: all), for the kind's
-        ``status_counted``; None when the kind has no ``status_split``. Counters are kept per
-        event once first asked for."""
+        """(buckets counted from the rows' facts alone, [{bucket: {key: facts}}] of the rows
+        whose bucket ``rel`` may change, by that bucket, one per namespace) over the namespaces
+        (empty: all), for the kind's ``status_counted``; None when the kind has no
+        ``status_split``. Counters are kept per event once first asked for."""
         kind = self.kind
         if kind is None or kind.status_split is None:
             return None
@@ -542,6 +612,10 @@ class Store:
         """The rows of the namespaces, unread: a ScopeView (listing reads a page of it off a
         sorted index, or the whole scope)."""
         return ScopeView(self, tuple(namespaces))
+
+    def related(self, namespaces):
+        """The objects of the namespaces as a related read: unread until iterated (Related)."""
+        return Related(self, namespaces)
 
 
 class ScopeView:
@@ -594,11 +668,15 @@ def _count(kind, tally, row, sign):
         found[0][bucket] += sign
         if not found[0][bucket]:
             del found[0][bucket]
-    if related is not None:
+    if related is not None:   # kept by bucket: status_counted moves a bucket's rows at once
         if sign > 0:
-            found[1][related] = row.facts
+            found[1].setdefault(bucket, {})[related] = row.facts
         else:
-            found[1].pop(related, None)
+            group = found[1].get(bucket)
+            if group is not None:
+                group.pop(related, None)
+                if not group:
+                    del found[1][bucket]
     if not found[0] and not found[1]:
         del tally[row.namespace]
 

@@ -47,7 +47,7 @@ Fields (keyword arguments; only ``name``, ``plural`` and ``item`` are required):
     status_facts  pure ``(obj) -> facts`` or None: what list_status needs of an object alone
     status_split  pure ``(facts) -> (bucket, key or None)``: the object's bucket from its facts
                   alone, and a key when ``rel`` may change it; with ``status_counted``, pure
-                  ``(counts, [{key: facts}], rel) -> ResourceStatus``, the watch cache keeps
+                  ``(counts, [{bucket: {key: facts}}], rel) -> ResourceStatus``, the watch cache keeps
                   list status counters per event (issue #19)
                   (computed once per change in the cache; passed as ``facts=``)
     key_item      pure ``(obj) -> partial item`` holding what ``properties`` read (default: the

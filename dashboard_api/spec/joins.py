@@ -2,12 +2,13 @@
 
 The watch cache keeps one index per name in each kind's store (cache/store.py ``Index``);
 summaries.common.Related reads them by name (``by_controller`` -> "controller",
-``events_by_object`` -> "involved", a node's pods -> "node"). Pure functions of the slim object,
-so a typed record (issue #19) needs only the fields they read: ownerReferences' uid and
-controller, spec.nodeName, involvedObject.uid.
+``events_by_object`` -> "involved", ``warned_objects`` -> "warned", a node's pods -> "node").
+Pure functions of the slim object, so a typed record (issue #19) needs only the fields they read:
+ownerReferences' uid and controller, spec.nodeName, involvedObject.uid and the event's type.
 """
 
 from dashboard_api.summaries.common import controller_uid
+from dashboard_api.summaries.events import event_type
 
 
 def controller(obj):
@@ -23,6 +24,12 @@ def node(obj):
 def involved(obj):
     uid = (obj.get("involvedObject") or {}).get("uid")
     return (uid,) if uid else ()
+
+
+def warned(obj):
+    """The involved object of a Warning event: the pods' list status counts a not-ready pod
+    with one as failed, and needs only which pods have one (pods.status_counted)."""
+    return involved(obj) if event_type(obj) == "Warning" else ()
 
 
 CONTROLLED = {"controller": controller}

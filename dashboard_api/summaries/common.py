@@ -146,5 +146,18 @@ class Related(dict):
             return out
         return self.index("events_by_object", build)
 
+    def warned_objects(self):
+        """The UIDs of the objects with at least one Warning event, as a set-like view: from a
+        cached list, its store's index (kept per event), else found by a scan."""
+        lookup = getattr(self["events"], "lookup", None)
+        if lookup is not None:
+            return lookup("warned").uids()
+
+        def build(rel):
+            from dashboard_api.summaries.events import event_type   # events imports this
+            return {u for u, evs in rel.events_by_object().items()
+                    if any(event_type(ev) == "Warning" for ev in evs)}
+        return self.index("warned_objects", build)
+
 
 EMPTY = Related()  # no related objects (read-only: never assign to it)

@@ -67,6 +67,11 @@ def status_facts(pod):
             (pod.get("metadata") or {}).get("uid"))
 
 
+# The bucket of a pod a Warning event moves: list_phase(pod, True) of a pod not ready (status_split
+# keeps only those whose bucket differs).
+WARNED = "failed"
+
+
 def status_split(facts):
     """(the pod's list-status bucket from its facts alone, its UID when a Warning event would
     make it ``failed`` instead, else None): the watch cache counts buckets per event and keeps
@@ -77,22 +82,23 @@ def status_split(facts):
 
 def status_counted(counts, pending, rel):
     """list_status from the watch cache's counters: ``counts`` the buckets of every pod from
-    its facts alone, ``pending`` dicts {uid: facts} of the pods a Warning event would move.
-    Only the pods that have events are looked at: the same answer as list_status over every
-    pod's facts, in O(min(pods pending, objects with events))."""
+    its facts alone, ``pending`` dicts {bucket: {uid: facts}} of the pods a Warning event would
+    move, by their bucket without one (a not-ready pod with a Warning is ``failed``, whatever
+    that bucket: list_phase). The pods of a bucket that have a Warning event are counted by one
+    intersection with the set of those (the event store's "warned" index, kept per event; issue
+    #30), in C, never a pod's events read: the same answer as list_status over every pod's
+    facts, in O(min(pods pending, objects with Warning events)) set lookups."""
     out = resource_status()
     for bucket, n in counts.items():
         out[bucket] += n
-    by_object = rel.events_by_object()
-    uids = by_object.uids() if hasattr(by_object, "uids") else by_object.keys()
+    warned_uids = rel.warned_objects()
     for part in pending:
-        for uid in part.keys() & uids:
-            plain, warned, _ready, _uid = part[uid]
-            if any(event_type(ev) == "Warning" for ev in by_object.get(uid, ())):
+        for plain, group in part.items():
+            moved = len(group.keys() & warned_uids)
+            if moved:
                 if plain:
-                    out[plain] -= 1
-                if warned:
-                    out[warned] += 1
+                    out[plain] -= moved
+                out[WARNED] += moved
     return out
 
 

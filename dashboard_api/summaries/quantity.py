@@ -48,12 +48,33 @@ def _add(total, resources):
         total[name] = total.get(name, 0) + parse(q)
 
 
+# effective() of the parts of pod specs it reads, by their identity: the cache's pods of one
+# template share one list of containers (cache/slim.py ``pooled``), so a node's allocation (a
+# node list page sums its pods') parses each template's quantities once, not each pod's. The
+# parts are held with their answer, so their ids stay theirs; cached records are never changed.
+_EFFECTIVE = {}
+EFFECTIVE_KEPT = 4096
+
+
 def effective(pod_spec):
     """(requests, limits): {resource: Fraction} as the scheduler sees them.
 
     The regular containers are summed, each init container raises a resource to its own value
     when larger, and the pod overhead is added to requests and to limits that are set.
     """
+    parts = (pod_spec.get("containers"), pod_spec.get("initContainers"),
+             pod_spec.get("overhead"))
+    key = (id(parts[0]), id(parts[1]), id(parts[2]))
+    found = _EFFECTIVE.get(key)
+    if found is None or any(a is not b for a, b in zip(found[0], parts)):
+        if len(_EFFECTIVE) >= EFFECTIVE_KEPT:
+            _EFFECTIVE.clear()
+        found = _EFFECTIVE[key] = (parts, _effective(pod_spec))
+    requests, limits = found[1]
+    return dict(requests), dict(limits)
+
+
+def _effective(pod_spec):
     requests, limits = {}, {}
     for c in pod_spec.get("containers") or ():
         res = c.get("resources") or {}

@@ -15,11 +15,28 @@ pointing at the stand-in; metrics off) and measures, for the gateway process alo
 - one page (10 pods, all namespaces) p50, back to back and 0.25 s apart, sorted by creation time
   and by status (a key the churn changes: the second container alternates between running and
   CrashLoopBackOff), and filtered by a name 0.1% of the pods carry, sorted by creation time;
-- 64 clients, each with its own token, for ``--clients-seconds``: p50/p95/max, req/s, errors;
+- 16 clients (sorted by creation), then 64, each with its own token, for ``--clients-seconds``:
+  p50/p95/max, req/s, errors;
 - a forced 410 (every watch gets an ERROR 410 and versions are compacted): the next page, and
   every page asked by 8 clients until the gateway has re-listed (max, non-200s), with the LIST
   pages and bytes the stand-in served meanwhile (beyond the gateway's own re-list: callers'
   pass-through LISTs), and the staleness the gateway reported (``X-Dashboard-Cache-Age``).
+
+With ``--composition`` (issue #30) the stand-in holds the whole cluster beside the pods (its
+``--composition``: replica sets with their history, nodes with their images, events arriving and
+expiring at 50 a second, services, endpoint slices, config maps; scaled by ``--pods`` / 150,000),
+and the benchmark also measures:
+
+- the reference over every kind the stand-in serves (each kind's LIST in pages of 1,000 decoded
+  with ``json``; seconds per kind);
+- each kind's ready time (when ``/metrics`` first says it is synced, polled every 0.1 s);
+- one page p50 (10 items, back to back) of the event list, the replica-set list and the node
+  list, and the event list's first page after ready;
+- memory per kind: bytes per object the cache keeps (the kind's slim record, its shared values
+  and its row, measured with tracemalloc in this process on up to 2,000 objects of the
+  stand-in), times the kind's objects.
+
+Without it the stand-in is pods only, so the figures stay comparable with issue #19's.
 
 Everything started is stopped at the end (and on errors); each phase is bounded in time.
 """
@@ -46,6 +63,18 @@ SORTS = {"creation": "d,creationTimestamp", "status": "a,status",
          "filtered": "d,creationTimestamp"}
 # The filtered page: the pods of ten replica sets, 200 (0.13% of 150,000 pods).
 FILTER_BY = {"filtered": "name,app-0000"}
+# The composition's kinds: (path of the stand-in's LIST, the gateway's list route, its list
+# key, the cache's kind name); pods first.
+KINDS = [("/api/v1/pods", "/api/v1/pod", "pods", "pod"),
+         ("/apis/apps/v1/replicasets", "/api/v1/replicaset", "replicaSets", "replicaset"),
+         ("/api/v1/nodes", "/api/v1/node", "nodes", "node"),
+         ("/api/v1/events", "/api/v1/event", "events", "event"),
+         ("/api/v1/services", "/api/v1/service", "services", "service"),
+         ("/apis/discovery.k8s.io/v1/endpointslices", "/api/v1/endpointslice", "endpointSlices",
+          "endpointslice"),
+         ("/api/v1/configmaps", "/api/v1/configmap", "items", "configmap")]
+# The other kinds' pages measured (issue #30).
+OTHER_PAGES = ("event", "replicaset", "node")
 
 
 def log(msg):
@@ -64,7 +93,7 @@ def ms(value):
 
 
 class StandIn:
-    def __init__(self, pods, bookmark_seconds=5.0, max_seconds=3600):
+    def __init__(self, pods, bookmark_seconds=5.0, max_seconds=3600, composed=False):
         [self.port] = free_ports(1)
         self.url = "http://127.0.0.1:%d" % self.port
         self.log_file = tempfile.NamedTemporaryFile(prefix="standin-", suffix=".log",
@@ -72,7 +101,8 @@ class StandIn:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.bench.standin", "--pods", str(pods), "--port",
              str(self.port), "--bookmark-seconds", str(bookmark_seconds), "--max-seconds",
-             str(max_seconds)], cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log_file)
+             str(max_seconds)] + (["--composition"] if composed else []),
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log_file)
         line = self.proc.stdout.readline()
         if b"READY" not in line:
             self.stop()
@@ -108,23 +138,49 @@ class StandIn:
                 self.proc.wait(5)
 
 
-def reference_list(url, chunk=1000, budget=600):
-    """The stand-in's own LIST of every pod in pages of ``chunk``, decoded with ``json``."""
+def reference_list(url, chunk=1000, budget=600, path="/api/v1/pods", sample=0):
+    """The stand-in's own LIST of ``path`` (every pod) in pages of ``chunk``, decoded with
+    ``json``: (seconds, objects, the first ``sample`` objects)."""
     http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(connect=5, read=120))
     params = {"limit": chunk}
     started = time.perf_counter()
     count = 0
+    kept = []
     deadline = time.monotonic() + budget
     while time.monotonic() < deadline:
-        r = http.request("GET", url + "/api/v1/pods?" + urllib.parse.urlencode(params),
+        r = http.request("GET", url + path + "?" + urllib.parse.urlencode(params),
                          headers={"Authorization": "Bearer reference"})
         body = json.loads(r.data)
         count += len(body["items"])
+        if len(kept) < sample:
+            kept += body["items"][:sample - len(kept)]
         token = body["metadata"].get("continue")
         if not token:
             break
         params["continue"] = token
-    return time.perf_counter() - started, count
+    seconds = time.perf_counter() - started
+    return (seconds, count, kept) if sample else (seconds, count)
+
+
+def bytes_per_object(kind_name, objects):
+    """Bytes the cache keeps per object of the kind (its slim record with shared values, and
+    its row), measured with tracemalloc over ``objects``; the objects themselves not counted."""
+    import tracemalloc
+
+    from dashboard_api import kinds
+    from dashboard_api.cache import slim
+    from dashboard_api.cache.store import row_of
+    kind = kinds.get(kind_name)
+    if not objects:
+        return None
+    copies = json.loads(json.dumps(objects))
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    rows = [row_of(kind, slim.pooled(slim.slim(kind, obj))) for obj in copies]
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del rows
+    return round((after - before) / len(objects))
 
 
 def start_gateway(standin, directory, extra=()):
@@ -216,7 +272,9 @@ def first_page_while_syncing(gw, out, budget):
     out.update(first or {"status": "no answer"})
 
 
-def wait_ready(gw, budget):
+def wait_ready(gw, budget, kinds=None):
+    """Seconds to /readyz 200; ``kinds`` (a dict) gets each cached kind's seconds to synced,
+    as /metrics says (polled until ready)."""
     http = pool()
     t0 = time.perf_counter()
     deadline = time.monotonic() + budget
@@ -224,12 +282,61 @@ def wait_ready(gw, budget):
         if gw.proc.poll() is not None:
             raise RuntimeError("gateway exited:\n%s" % gw.log())
         try:
+            if kinds is not None:
+                for kind in synced_kinds(http, gw):
+                    kinds.setdefault(kind, round(time.perf_counter() - t0, 1))
             if http.request("GET", gw.url + "/readyz").status == 200:
-                return time.perf_counter() - t0
+                ready = time.perf_counter() - t0
+                if kinds is not None:   # those synced since the last look: at ready
+                    for kind in synced_kinds(http, gw):
+                        kinds.setdefault(kind, round(ready, 1))
+                return ready
         except urllib3.exceptions.HTTPError:
             pass
         time.sleep(0.1)
     raise RuntimeError("gateway not ready within %ss" % budget)
+
+
+def synced_kinds(http, gw):
+    text = http.request("GET", gw.url + "/metrics").data.decode()
+    found = []
+    for line in text.splitlines():
+        if line.startswith("dashboard_cache_state{") and 'state="synced"' in line and \
+                float(line.rsplit(" ", 1)[1]) == 1:
+            found.append(line.split('kind="')[1].split('"')[0])
+    return found
+
+
+def other_page(http, gw, kind):
+    """One page (10 items) of another kind's list, all namespaces: (seconds, status)."""
+    route, key = {k[3]: (k[1], k[2]) for k in KINDS}[kind]
+    t0 = time.perf_counter()
+    r = http.request("GET", gw.url + route + "?" + urllib.parse.urlencode(PAGE),
+                     headers={"Authorization": "Bearer other-user"})
+    seconds = time.perf_counter() - t0
+    if r.status != 200:
+        return seconds, r.status
+    items = json.loads(r.data).get(key) or []
+    return seconds, 200 if items else "empty page"
+
+
+def other_pages(gw, kind, count, budget):
+    http = pool()
+    first, status = other_page(http, gw, kind)
+    samples, errors = [], {}
+    if status != 200:
+        errors[str(status)] = 1
+    deadline = time.monotonic() + budget
+    for n in range(count):
+        if n >= 3 and time.monotonic() > deadline:
+            break
+        seconds, status = other_page(http, gw, kind)
+        if status == 200:
+            samples.append(seconds)
+        else:
+            errors[str(status)] = errors.get(str(status), 0) + 1
+    return {"first_ms": ms(first), "p50_ms": ms(statistics.median(samples)) if samples else None,
+            "n": len(samples), "errors": errors}
 
 
 def sequential(gw, sort, count, gap, budget):
@@ -366,9 +473,11 @@ def run_rate(standin, rate, args, directory, reference):
                                         args=(gw, early, args.budget), daemon=True)
         t0 = time.perf_counter()
         early_thread.start()
-        ready = wait_ready(gw, args.budget) + 0.0
+        kinds_ready = {}
+        wait_ready(gw, args.budget, kinds_ready)
         ready = time.perf_counter() - t0
         out["ready_s"] = round(ready, 1)
+        out["kinds_ready_s"] = kinds_ready
         out["ready_ratio"] = round(ready / reference, 2)
         out["rss_ready_mib"] = round(memory(gw.proc.pid)[0] or 0)
         early_thread.join(args.budget)
@@ -376,12 +485,19 @@ def run_rate(standin, rate, args, directory, reference):
         log("ready in %.1fs (%.2fx), RSS %s MiB; early page %s" % (
             ready, ready / reference, out["rss_ready_mib"], early))
         quick = args.quick
+        if args.composition:
+            for kind in OTHER_PAGES:
+                out["page_" + kind] = other_pages(gw, kind, 5 if quick else 40, 60)
+                log("%s page: %s" % (kind, out["page_" + kind]))
         time.sleep(0 if quick else 2)
         for sort in SORTS:
             out["page_" + sort] = {
                 "back_to_back": sequential(gw, sort, 5 if quick else 40, 0, 60),
                 "spaced_0.25s": sequential(gw, sort, 3 if quick else 20, 0.25, 60)}
             log("page by %s: %s" % (sort, out["page_" + sort]))
+        out["clients16_creation"] = clients(gw, "creation", args.clients_seconds,
+                                            count=4 if quick else 16)
+        log("16 clients by creation: %s" % out["clients16_creation"])
         for sort in SORTS:
             out["clients_" + sort] = clients(gw, sort, args.clients_seconds,
                                              count=8 if quick else CLIENTS)
@@ -450,6 +566,22 @@ def sidecar_phase(standin, directory, args, scrapes=3):
     return out
 
 
+def reference_kinds(standin, result):
+    """The reference over every kind of the composition, and the cache's bytes per object of
+    each (on a sample of the listed objects): the reference's seconds, all kinds."""
+    result["kinds"] = {}
+    total = 0.0
+    for path, _route, _key, kind in KINDS:
+        seconds, count, sample = reference_list(standin.url, path=path, sample=2000)
+        per = bytes_per_object(kind, sample)
+        total += seconds
+        result["kinds"][kind] = {"objects": count, "reference_s": round(seconds, 2),
+                                 "cache_bytes_per_object": per,
+                                 "cache_mib": round(per * count / 2**20, 1) if per else None}
+        log("reference %s: %d in %.2fs; cached ~%s bytes each" % (kind, count, seconds, per))
+    return total
+
+
 def table(result):
     ref = result["reference_s"]
     rates = result["rates"]
@@ -469,10 +601,23 @@ def table(result):
         r["ready_s"], r["ready_ratio"], ref))
     row("RSS at ready / peak", lambda r: "%s / %s MiB" % (r["rss_ready_mib"],
                                                           r["rss_peak_mib"]))
+    if result.get("composition"):
+        row("each kind synced after (s)", lambda r: ", ".join(
+            "%s %s" % (k, v) for k, v in sorted(r["kinds_ready_s"].items(), key=lambda x: x[1])
+            if k in result["kinds"]))
+        for kind in OTHER_PAGES:
+            row("%s list page: first after ready / p50" % kind, lambda r, k=kind: "%s / %s ms%s"
+                % (r["page_" + k]["first_ms"], r["page_" + k]["p50_ms"],
+                   (", errors %s" % r["page_" + k]["errors"]) if r["page_" + k]["errors"]
+                   else ""))
     for sort in SORTS:
         row("one page p50, by %s (back to back / 0.25 s apart)" % sort,
             lambda r, s=sort: "%s / %s ms" % (r["page_" + s]["back_to_back"]["p50_ms"],
                                              r["page_" + s]["spaced_0.25s"]["p50_ms"]))
+    row("16 clients by creation: p50/p95/max, req/s, errors", lambda r: "%s/%s/%s ms, %s "
+        "req/s, %s" % (r["clients16_creation"]["p50_ms"], r["clients16_creation"]["p95_ms"],
+                       r["clients16_creation"]["max_ms"], r["clients16_creation"]["rps"],
+                       r["clients16_creation"]["errors"] or "none"))
     for sort in SORTS:
         row("64 clients by %s: p50/p95/max, req/s, errors" % sort,
             lambda r, s=sort: "%s/%s/%s ms, %s req/s, %s" % (
@@ -502,19 +647,25 @@ def main(argv=None):
     parser.add_argument("--json", default=None, help="write the results here")
     parser.add_argument("--quick", action="store_true",
                         help="a few requests per phase and 8 clients (the smoke test)")
+    parser.add_argument("--composition", action="store_true",
+                        help="the whole cluster of issue #30 beside the pods, not pods only")
     parser.add_argument("--sidecar", action="store_true",
                         help="also measure the metrics sidecar's scrapes (--rates '' for only "
                              "that)")
     args = parser.parse_args(argv)
-    result = {"pods": args.pods, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    standin = StandIn(args.pods, max_seconds=3 * 3600)
+    result = {"pods": args.pods, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              "composition": args.composition}
+    standin = StandIn(args.pods, max_seconds=3 * 3600, composed=args.composition)
     try:
         with tempfile.TemporaryDirectory(prefix="bench-scale-") as directory:
-            seconds, count = reference_list(standin.url)
-            assert count == args.pods, count
+            if args.composition:
+                seconds = reference_kinds(standin, result)
+            else:
+                seconds, count = reference_list(standin.url)
+                assert count == args.pods, count
+                log("reference LIST of %d pods in pages of 1,000 with json: %.2fs" % (
+                    count, seconds))
             result["reference_s"] = round(seconds, 2)
-            log("reference LIST of %d pods in pages of 1,000 with json: %.2fs" % (count,
-                                                                                 seconds))
             result["rates"] = [run_rate(standin, float(rate), args, directory, seconds)
                                for rate in args.rates.split(",") if rate]
             if args.sidecar:
@@ -527,6 +678,12 @@ def main(argv=None):
     finally:
         standin.stop()
     result["table"] = table(result) if result.get("rates") else ""
+    if result.get("kinds"):
+        result["table"] += "\n\n| kind | objects | reference LIST | cached bytes/object | " \
+            "cached (estimate) |\n|---|---|---|---|---|\n" + "\n".join(
+                "| %s | %s | %s s | %s | %s MiB |" % (k, v["objects"], v["reference_s"],
+                                                     v["cache_bytes_per_object"], v["cache_mib"])
+                for k, v in result["kinds"].items())
     if result.get("sidecar"):
         side = result["sidecar"]
         result["table"] += "\n\nmetrics sidecar: scrapes %s s; RSS after each %s MiB; peak %s MiB" \

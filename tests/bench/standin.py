@@ -22,7 +22,12 @@ Serves on 127.0.0.1 only, plain HTTP:
   page by S (to make a re-list observable); ``GET /_standin/stats``: what was served;
 - SelfSubjectAccessReview: allowed, except for tokens starting with ``deny`` (and their LISTs
   answer 403 with the API server's kind of message); tokens starting with ``bad`` get 401;
-- ``metrics.k8s.io/v1beta1`` pods and nodes (chunked), for the metrics sidecar.
+- ``metrics.k8s.io/v1beta1`` pods and nodes (chunked), for the metrics sidecar;
+- ``--composition`` (issue #30): the whole cluster beside the pods, scaled by ``--pods`` /
+  150,000 (tests/bench/composition.py): replica sets with their history, 5,000 nodes with
+  their images, 200,000 events of which ``--event-rate`` (50) a second are ADDED and as many
+  DELETED (expired) on their watch, services, endpoint slices and config maps, all chunked.
+  Without it (the default) the cluster is pods only, as the figures of issue #19 were taken.
 
 Pods are not stored as JSON: each is a row of a few small integers (restarts, tier, ready,
 resourceVersion) and its bytes are made per request from one template by ``%`` substitution,
@@ -42,6 +47,8 @@ from array import array
 import tornado.httpserver
 import tornado.iostream
 import tornado.web
+
+from tests.bench import composition
 
 log = logging.getLogger("standin")
 
@@ -75,6 +82,7 @@ GROUPS = {
                                      ("clusterroles", "ClusterRole", False),
                                      ("clusterrolebindings", "ClusterRoleBinding", False)],
     "policy/v1": [("poddisruptionbudgets", "PodDisruptionBudget", True)],
+    "discovery.k8s.io/v1": [("endpointslices", "EndpointSlice", True)],
     "apiextensions.k8s.io/v1": [("customresourcedefinitions", "CustomResourceDefinition",
                                  False)],
     "authorization.k8s.io/v1": [("selfsubjectaccessreviews", "SelfSubjectAccessReview",
@@ -118,6 +126,17 @@ POD = (
     '"hostIP":"10.0.%d.%d","podIP":"%s","podIPs":[{"ip":"%s"}],"startTime":"%s",'
     '"containerStatuses":[%s,%s],"qosClass":"Burstable"}}')
 
+# A replica set's pod template: app, tier, hash, team, config map's app, two containers.
+TEMPLATE = (
+    '{"metadata":{"creationTimestamp":null,"labels":{"app":"%s","tier":"%s",'
+    '"pod-template-hash":"%s","team":"team-%d","app.kubernetes.io/part-of":"bench",'
+    '"app.kubernetes.io/managed-by":"standin"},"annotations":{"kubernetes.io/psp":'
+    '"restricted","prometheus.io/scrape":"true","prometheus.io/port":"9090"}},'
+    '"spec":{"volumes":[{"name":"config","configMap":{"name":"%s-config","defaultMode":420}}],'
+    '"containers":[%s,%s],"restartPolicy":"Always","terminationGracePeriodSeconds":30,'
+    '"dnsPolicy":"ClusterFirst","serviceAccountName":"default","securityContext":'
+    '{"runAsNonRoot":true,"fsGroup":2000},"schedulerName":"default-scheduler"}}')
+
 CONTAINER = (
     '{"name":"%s","image":"registry.example.com/bench/%s:1.%d.%d","command":["/bin/%s"],'
     '"args":["--port=%d","--log-level=info","--config=/etc/config/app.yaml"],'
@@ -152,8 +171,11 @@ def stamp(seconds):
 class Pods:
     """150,000 pods as a few arrays of small integers; bytes made on demand."""
 
-    def __init__(self, n):
+    per_set = PER_SET
+
+    def __init__(self, n, nodes=NODES):
         self.n = n
+        self.nodes = nodes
         self.restarts = array("H", bytes(2 * n))
         self.tier = array("B", bytes(n))
         self.waiting = array("B", bytes(n))
@@ -181,6 +203,27 @@ class Pods:
     def name(self, i):
         return "app-%05d-5d8f7c9b6-%06d" % (i // PER_SET, i)
 
+    def uid(self, i):
+        return "%08x-0000-4000-8000-%012x" % (i // PER_SET, i)
+
+    def node_of(self, i):
+        return "node-%03d" % (i % self.nodes)
+
+    def ip(self, i):
+        return "10.%d.%d.%d" % (1 + (i >> 16) % 250, (i >> 8) & 255, i & 255)
+
+    def stamp_of(self, offset):
+        return self._stamp(BASE_TIME + offset)
+
+    def template(self, d, revision):
+        """The pod template of app ``d``'s replica set of ``revision`` (0: the live one)."""
+        app = "app-%05d" % d
+        main = CONTAINER % ("main", app, (d + revision) % 10, revision, "server", 8080, 8080,
+                            app, 8080, 8080)
+        side = CONTAINER % ("sidecar", "proxy", 3, 1, "proxy", 9090, 9090, app, 9090, 9090)
+        return TEMPLATE % (app, "tier-0", "%09x" % (0x7a000000 + revision), d % 10, app, main,
+                           side)
+
     def encode(self, i):
         ns = "ns-%02d" % self.namespace_of(i)
         d = i // PER_SET
@@ -190,8 +233,8 @@ class Pods:
         created = self._stamp(BASE_TIME + i)
         restarts = self.restarts[i]
         waiting = self.waiting[i]
-        node = "node-%03d" % (i % NODES)
-        ip = "10.%d.%d.%d" % (1 + (i >> 16) % 250, (i >> 8) & 255, i & 255)
+        node = self.node_of(i)
+        ip = self.ip(i)
         ready = "false" if waiting else "true"
         cond = "False" if waiting else "True"
         main = CONTAINER % ("main", app, d % 10, i % 7, "server", 8080, 8080, app, 8080, 8080)
@@ -209,7 +252,7 @@ class Pods:
             rs, "%08x-0000-4000-9000-%012x" % (d, d), app,
             main, side, node,
             created, cond, created, cond, created, created,
-            i % NODES // 256, i % NODES % 256 + 1, ip, ip, created, s1, s2)
+            i % self.nodes // 256, i % self.nodes % 256 + 1, ip, ip, created, s1, s2)
 
     def change(self, i, rv):
         self.restarts[i] = min(60000, self.restarts[i] + 1)
@@ -250,11 +293,18 @@ def namespace_json(k, rv):
 
 
 class State:
-    def __init__(self, n, churn=0.0, bookmark_seconds=5.0):
-        self.pods = Pods(n)
+    """``composed``: the rest of the cluster too (tests/bench/composition.py), else pods only
+    (with 100 nodes and 50 namespaces)."""
+
+    def __init__(self, n, churn=0.0, bookmark_seconds=5.0, composed=False,
+                 event_rate=composition.EVENT_RATE):
+        sizes = composition.counts(n) if composed else None
+        self.pods = Pods(n, sizes["nodes"] if composed else NODES)
+        self.composition = composition.Composition(self.pods, sizes["nodes"], event_rate,
+                                                   sizes) if composed else None
         self.version = 1000
         self.oldest = 1000        # versions before this are compacted (410)
-        self.events = []          # [(rv, pod index)], oldest first
+        self.log = []             # [(rv, plural, event type, index)], oldest first
         self.churn = churn
         self.bookmark_seconds = bookmark_seconds
         self.page_delay = 0.0
@@ -263,24 +313,34 @@ class State:
         self.stats = {"list_pages": 0, "list_bytes": 0, "pod_lists_completed": 0,
                       "pod_list_pages": 0, "watches": 0, "watches_with_bookmarks": 0,
                       "bookmarks_sent": 0, "gone_sent": 0, "changes": 0, "expired": 0,
-                      "access_reviews": 0, "refused": 0, "metrics_pages": 0}
+                      "access_reviews": 0, "refused": 0, "metrics_pages": 0,
+                      "event_changes": 0, "lists_completed": {}}
         self.started = time.time()
 
-    def tick(self, count):
-        if count <= 0:
-            return
+    def next_version(self):
+        self.version += 1
+        return self.version
+
+    def tick(self, count, seconds=0.0):
+        """``count`` pod changes, and ``seconds`` of the composition's event churn."""
         pods = self.pods
-        for _ in range(count):
+        for _ in range(max(0, count)):
             self.version += 1
             i = random.randrange(pods.n)
             pods.change(i, self.version)
-            self.events.append((self.version, i))
-        self.stats["changes"] += count
-        if len(self.events) > EVENT_LOG:
-            drop = len(self.events) - EVENT_LOG
-            self.oldest = self.events[drop - 1][0]
-            del self.events[:drop]
-        self.wake()
+            self.log.append((self.version, "pods", "MODIFIED", i))
+        self.stats["changes"] += max(0, count)
+        changes = ()
+        if self.composition is not None and seconds:
+            changes = self.composition.tick_events(seconds, self.next_version)
+            self.log += changes
+            self.stats["event_changes"] += len(changes)
+        if len(self.log) > EVENT_LOG:
+            drop = len(self.log) - EVENT_LOG
+            self.oldest = self.log[drop - 1][0]
+            del self.log[:drop]
+        if count > 0 or changes:
+            self.wake()
 
     def wake(self):
         self.changed.set()
@@ -289,7 +349,7 @@ class State:
     def expire(self):
         self.version += 1
         self.oldest = self.version
-        self.events = []
+        self.log = []
         self.stats["expired"] += 1
         for watch in list(self.watches):
             watch.gone = True
@@ -303,7 +363,7 @@ class State:
             carry += self.churn * period
             count = int(carry)
             carry -= count
-            self.tick(count)
+            self.tick(count, period)
 
 
 def status_body(code, reason, message):
@@ -413,6 +473,8 @@ class Collection(Base):
             return self.metrics(namespace, plural)
         if prefix == "api/v1" and plural == "pods":
             return await self.list_pods(namespace)
+        if state.composition is not None and plural in composition.ENCODERS:
+            return await self.list_composed(plural, namespace)
         rv = state.version
         if prefix == "api/v1" and plural == "nodes":
             items = [node_json(k, 10 + k) for k in range(NODES)]
@@ -488,6 +550,55 @@ class Collection(Base):
         self.set_header("Content-Type", "application/json")
         self.finish(body)
 
+    async def list_composed(self, plural, namespace):
+        """A LIST of one of the composition's kinds, chunked as pods are; the events of one
+        namespace are found by a scan (the gateway lists every namespace at once)."""
+        state = self.state
+        comp = state.composition
+        token = self.get_argument("continue", "")
+        rv = state.version
+        try:
+            limit = int(self.get_argument("limit", "0") or 0)
+            if token:
+                rv, start = decode_token(token)
+        except ValueError as exc:
+            return self.fail(400, "BadRequest", str(exc))
+        if token and rv < state.oldest:
+            return self.fail(410, "Expired", "The provided continue parameter is too old to "
+                             "display a consistent list result.")
+        if state.page_delay:
+            await asyncio.sleep(state.page_delay)
+        if plural == "events":
+            ids = comp.live_events()
+            first, end = ids.start, ids.stop
+            wanted = namespace or None
+        else:
+            blocks, count = comp.table(plural)
+            first, end, wanted = 0, count, None
+            if namespace and blocks is not None:
+                k = int(namespace[3:]) if namespace[3:].isdigit() else -1
+                first, end = (blocks.starts[k], blocks.starts[k + 1]) \
+                    if 0 <= k < len(blocks.starts) - 1 else (0, 0)
+        start = max(first, start) if token else first
+        items, i = [], start
+        while i < end and (limit <= 0 or len(items) < limit):
+            text = comp.encode(plural, i)
+            if wanted is None or ('"namespace":"%s"' % wanted) in text[:300]:
+                items.append(text)
+            i += 1
+        meta = '"resourceVersion":"%d"' % rv
+        if i < end:
+            meta += ',"continue":"%s","remainingItemCount":%d' % (encode_token(rv, i), end - i)
+        else:
+            done = state.stats["lists_completed"]
+            done[plural] = done.get(plural, 0) + 1
+        body = ('{"kind":"List","apiVersion":"v1","metadata":{%s},"items":[%s]}'
+                % (meta, ",".join(items))).encode()
+        state.stats["list_pages"] += 1
+        state.stats["list_bytes"] += len(body)
+        self.set_header("Content-Type", "application/json")
+        self.finish(body)
+
     def metrics(self, namespace, plural):
         state = self.state
         state.stats["metrics_pages"] += 1
@@ -522,6 +633,7 @@ class Collection(Base):
         timeout = float(self.get_argument("timeoutSeconds", "1800") or 1800)
         deadline = time.monotonic() + min(timeout, 1800)
         pods = prefix == "api/v1" and plural == "pods"
+        logged = plural if pods or (plural == "events" and state.composition) else None
         self.gone = False
         self.set_header("Content-Type", "application/json")
         if since and since < state.oldest:
@@ -538,21 +650,25 @@ class Collection(Base):
                     stats["gone_sent"] += 1
                     self.write(_gone(cursor))
                     break
-                if pods and state.events and state.events[-1][0] > cursor:
+                if logged and state.log and state.log[-1][0] > cursor:
                     lines = []
-                    events = state.events
-                    lo, hi = 0, len(events)
+                    changes = state.log
+                    lo, hi = 0, len(changes)
                     while lo < hi:
                         mid = (lo + hi) // 2
-                        if events[mid][0] <= cursor:
+                        if changes[mid][0] <= cursor:
                             lo = mid + 1
                         else:
                             hi = mid
-                    for rv, i in events[lo:]:
-                        lines.append('{"type":"MODIFIED","object":%s}\n' % state.pods.encode(i))
+                    for rv, what, kind, i in changes[lo:]:
+                        if what == logged:
+                            obj = state.pods.encode(i) if pods else \
+                                state.composition.event(i)
+                            lines.append('{"type":"%s","object":%s}\n' % (kind, obj))
                         cursor = rv
-                    self.write("".join(lines))
-                    await self.flush()
+                    if lines:
+                        self.write("".join(lines))
+                        await self.flush()
                 if bookmarks and time.monotonic() - last_bookmark >= state.bookmark_seconds:
                     last_bookmark = time.monotonic()
                     cursor = max(cursor, state.version)
@@ -621,8 +737,10 @@ class Admin(Base):
     def get(self, what):
         if what != "stats":
             return self.fail(404, "NotFound", "no such admin page")
-        stats = dict(self.state.stats, version=self.state.version, churn=self.state.churn,
-                     open_watches=len(self.state.watches), pods=self.state.pods.n)
+        state = self.state
+        stats = dict(state.stats, version=state.version, churn=state.churn,
+                     open_watches=len(state.watches), pods=state.pods.n,
+                     composition=state.composition.sizes if state.composition else None)
         self.send_json(json.dumps(stats))
 
 
@@ -638,7 +756,8 @@ def make_app(state):
 
 
 async def serve(args):
-    state = State(args.pods, args.churn, args.bookmark_seconds)
+    state = State(args.pods, args.churn, args.bookmark_seconds, args.composition,
+                  args.event_rate)
     server = tornado.httpserver.HTTPServer(make_app(state), max_buffer_size=1 << 24)
     server.listen(args.port, "127.0.0.1")
     log.info("stand-in API server: %d pods on http://127.0.0.1:%d", args.pods, args.port)
@@ -663,6 +782,11 @@ def main(argv=None):
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--churn", type=float, default=0.0, help="changes a second")
     parser.add_argument("--bookmark-seconds", type=float, default=5.0)
+    parser.add_argument("--composition", action="store_true",
+                        help="the whole cluster of issue #30 beside the pods (scaled by --pods "
+                             "/ 150,000), not pods only")
+    parser.add_argument("--event-rate", type=float, default=composition.EVENT_RATE,
+                        help="with --composition: new (and as many expiring) events a second")
     parser.add_argument("--max-seconds", type=float, default=3600.0,
                         help="stop after this long, whatever happens (0: never)")
     args = parser.parse_args(argv)

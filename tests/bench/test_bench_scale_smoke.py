@@ -41,3 +41,28 @@ def test_bench_scale_sidecar_phase_at_300_pods(tmp_path):
     assert side["pods_kept"] == [300] and side["pod_lists"] == 1
     assert side["watch_list_s"] is not None and "pod LISTs made 1" in \
         json.loads(out.read_text())["table"]
+
+
+def test_bench_scale_composition_at_300_pods(tmp_path):
+    """The whole cluster of issue #30 at 300 pods: every kind listed, synced and answering its
+    pages, the pod phases as with pods only, and the cache's bytes per object of each kind."""
+    out = tmp_path / "composition.json"
+    subprocess.run([sys.executable, "-m", "tests.bench.bench_scale", "--pods", "300",
+                    "--rates", "200", "--quick", "--clients-seconds", "1", "--budget", "30",
+                    "--composition", "--json", str(out)], cwd=ROOT, check=True, timeout=120,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    result = json.loads(out.read_text())
+    kinds = result["kinds"]
+    assert kinds["pod"]["objects"] == 300
+    assert kinds["replicaset"]["objects"] == 132 and kinds["node"]["objects"] == 10
+    assert kinds["service"]["objects"] == kinds["endpointslice"]["objects"] == 12
+    assert kinds["event"]["objects"] >= 400 and kinds["configmap"]["objects"] == 24
+    assert all(k["cache_bytes_per_object"] > 0 for k in kinds.values())
+    [rate] = result["rates"]
+    assert set(kinds) <= set(rate["kinds_ready_s"])      # each kind seen synced
+    for kind in ("event", "replicaset", "node"):
+        assert rate["page_" + kind]["errors"] == {} and rate["page_" + kind]["n"] == 5
+    assert rate["clients_status"]["errors"] == {}
+    assert rate["after_410"]["next_page_status"] == 200
+    assert "| event list page: first after ready / p50 |" in result["table"]
+    assert "| replicaset | 132 |" in result["table"]

@@ -1,0 +1,102 @@
+"""Related reads from the watch cache cost what is read of them, not the size of their kind
+(issue #30): a list of every cached object is made only when a summary iterates it, and the
+pods' list status reads which pods have a Warning event from an index kept per event."""
+
+import asyncio
+import concurrent.futures
+
+from dashboard_api import kinds
+from dashboard_api.cache import slim
+from dashboard_api.cache.store import Store, row_of
+from dashboard_api.summaries import pods
+from dashboard_api.summaries.common import Related
+
+
+def _event(ns, name, uid, type_="Warning", reason="BackOff"):
+    return {"metadata": {"namespace": ns, "name": name, "uid": "e-" + name},
+            "involvedObject": {"kind": "Pod", "namespace": ns, "name": uid, "uid": uid},
+            "type": type_, "reason": reason, "message": "m"}
+
+
+def _events_store(events):
+    kind = kinds.get("event")
+    store = Store(kind, kind.indexes)
+    store.replace([row_of(kind, slim.slim(kind, ev)) for ev in events], "1")
+    return kind, store
+
+
+def _pod(ns, name, ready=False):
+    return {"metadata": {"namespace": ns, "name": name, "uid": name,
+                         "creationTimestamp": "2024-01-01T00:00:00Z"},
+            "status": {"phase": "Running", "conditions": [
+                {"type": "Ready", "status": "True" if ready else "False"}]}}
+
+
+def test_a_related_read_makes_no_list_until_iterated():
+    kind, store = _events_store([_event("a", "e%d" % i, "p%d" % (i % 3)) for i in range(6)])
+    related = store.related(("a",))
+    assert related.lookup("involved").get("p1") and len(related) == 6 and related
+    assert related.view_key == (id(store), store.version(("a",)), ("a",))
+    assert store._scopes == {}                    # lookups, len, version: no list made
+    assert [ev["metadata"]["name"] for ev in related] == ["e0", "e1", "e2", "e3", "e4", "e5"]
+    assert related == store.scope(("a",), objects=True) and related[0]["metadata"]["name"] == "e0"
+    store.apply("ADDED", row_of(kind, slim.slim(kind, _event("a", "e6", "p0"))), "2")
+    assert store.related(()).view_key[1] == store.generation and store._scopes == {}
+
+
+def test_a_related_read_iterated_in_another_thread_is_listed_on_the_loop():
+    async def main():
+        _kind, store = _events_store([_event("a", "e%d" % i, "p") for i in range(3)])
+        related = store.related(())
+        loop = asyncio.get_running_loop()
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            names = await loop.run_in_executor(
+                pool, lambda: [ev["metadata"]["name"] for ev in related])
+        return names
+    assert asyncio.run(main()) == ["e0", "e1", "e2"]
+
+
+def test_pod_list_status_from_the_warned_index_as_from_every_pods_events():
+    events = [_event("a", "w1", "p1"), _event("a", "n1", "p2", "Normal", "Pulled"),
+              _event("a", "w3", "p3"), _event("a", "n3", "p3", "Normal", "Started"),
+              _event("b", "w4", "p4")]
+    kind, store = _events_store(events)
+    raw = [_pod("a", "p1"), _pod("a", "p2"), _pod("a", "p3", ready=True), _pod("b", "p4"),
+           _pod("b", "p5")]
+    expected = pods.list_status(raw, Related(events=events))
+    facts = [pods.status_facts(p) for p in raw]
+    counts, pending = {}, {}
+    for fact in facts:
+        bucket, uid = pods.status_split(fact)
+        if bucket:
+            counts[bucket] = counts.get(bucket, 0) + 1
+        if uid:
+            pending.setdefault(bucket, {})[uid] = fact
+    cached = Related(events=store.related(()))
+    assert set(cached.warned_objects()) == {"p1", "p3", "p4"}
+    assert pods.status_counted(counts, [pending], cached) == expected
+    assert pods.status_counted(counts, [pending], Related(events=events)) == expected
+    assert expected["failed"] == 2                    # p1 and p4: not ready, warned
+    # the Warning of p4 expires: p4 is counted by its facts alone again
+    store.apply("DELETED", row_of(kind, slim.slim(kind, events[-1])), "2")
+    assert set(cached.warned_objects()) == {"p1", "p3"}
+    assert pods.status_counted(counts, [pending], Related(events=store.related(()))) == \
+        pods.list_status(raw, Related(events=events[:-1]))
+
+
+def test_a_templates_quantities_are_parsed_once_for_its_pods():
+    from fractions import Fraction
+
+    from dashboard_api.summaries import quantity
+    containers = [{"name": "a", "resources": {"requests": {"cpu": "100m", "memory": "1Gi"},
+                                              "limits": {"cpu": "1"}}}]
+    first = quantity.effective({"containers": containers})
+    parsed = quantity._EFFECTIVE[(id(containers), id(None), id(None))]
+    again = quantity.effective({"containers": containers, "nodeName": "n2"})
+    assert first == again == ({"cpu": Fraction(1, 10), "memory": 2**30}, {"cpu": 1})
+    assert quantity._EFFECTIVE[(id(containers), id(None), id(None))] is parsed
+    first[0]["cpu"] = 7                                # an answer is the caller's own copy
+    assert quantity.effective({"containers": containers})[0]["cpu"] == Fraction(1, 10)
+    other = [dict(containers[0], resources={"requests": {"cpu": "2"}})]
+    assert quantity.effective({"containers": other, "overhead": {"cpu": "1"}}) == (
+        {"cpu": 3}, {})
