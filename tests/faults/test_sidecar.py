@@ -8,27 +8,15 @@ import time
 from tests.cluster import users
 from tests.faults.conftest import MARGIN, WATCH_IDLE
 from tests.faults.proxy import FaultProxy
+from tests.metrics import sidecar
 from tests.metrics.sidecar import Sidecar, wait_points
 
 SCRAPE_DEADLINE = 2.0
 
 
-def health(side):
-    start = time.monotonic()
-    status, body = side.get("/healthz")
-    assert status == 200 and time.monotonic() - start < 1.0, (status, body)
-    return body
-
-
 def wait_health(side, predicate, what, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        body = health(side)
-        if predicate(body):
-            return body
-        assert time.monotonic() < deadline, "%s within %ss: %r\n%s" % (what, timeout, body,
-                                                                       side.log())
-        time.sleep(0.2)
+    """Polled /healthz, each answer within a second whatever the API server does."""
+    return sidecar.wait_health(side, predicate, what, timeout, within=1.0)
 
 
 def test_the_sidecar_serves_its_window_through_a_hang_and_resumes_a_dropped_watch(

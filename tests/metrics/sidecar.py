@@ -136,3 +136,25 @@ def wait_points(sidecar, path, count, timeout=30, **params):
         time.sleep(0.2)
     raise AssertionError("fewer than %d points at %s within %ss: %r\n%s"
                          % (count, path, timeout, holder.get("body"), sidecar.log()))
+
+
+def health(side, within=None):
+    """The sidecar's /healthz body (a 200), answered within ``within`` seconds when given."""
+    start = time.monotonic()
+    status, body = side.get("/healthz")
+    assert status == 200, body
+    if within is not None:
+        assert time.monotonic() - start < within, (status, body)
+    return body
+
+
+def wait_health(side, predicate, what, timeout=30, within=None):
+    """The first /healthz body ``predicate`` accepts, polled until ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        body = health(side, within)
+        if predicate(body):
+            return body
+        assert time.monotonic() < deadline, "%s within %ss: %r\n%s" % (what, timeout, body,
+                                                                       side.log())
+        time.sleep(0.2)

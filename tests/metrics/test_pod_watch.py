@@ -7,28 +7,11 @@ scrape lists the pods as before. LISTs are counted by the sidecar itself (``podL
 import time
 
 from tests.metrics.conftest import new_sidecar
-from tests.metrics.sidecar import series, sidecar_identity, wait_points
+from tests.metrics.sidecar import health, series, sidecar_identity, wait_health, wait_points
 from tests.resources import kube
 
 LATE = kube.container("app", resources={"requests": {"cpu": "300m", "memory": "96Mi"},
                                         "limits": {"cpu": "600m", "memory": "192Mi"}})
-
-
-def health(side):
-    status, body = side.get("/healthz")
-    assert status == 200, body
-    return body
-
-
-def wait_health(side, predicate, what, timeout=30):
-    deadline = time.monotonic() + timeout
-    while True:
-        body = health(side)
-        if predicate(body):
-            return body
-        assert time.monotonic() < deadline, "%s within %ss: %r\n%s" % (what, timeout, body,
-                                                                       side.log())
-        time.sleep(0.2)
 
 
 def requests_of(side, ns, pod):
