@@ -179,7 +179,8 @@ class Related(dict):
         if lookup is not None:
             unready = lookup("unready")
             return {owner for pod_uid in unready.uids() & warned
-                    for pod in unready.get(pod_uid) for owner in [controller_uid(pod)] if owner}
+                    for pod in unready.unordered(pod_uid)
+                    for owner in [controller_uid(pod)] if owner}
 
         def build(rel):
             from dashboard_api.summaries.events import pod_ready   # events imports this
