@@ -8,7 +8,7 @@ ownerReferences' uid and controller, spec.nodeName, involvedObject.uid and the e
 """
 
 from dashboard_api.summaries.common import controller_uid
-from dashboard_api.summaries.events import event_type
+from dashboard_api.summaries.events import event_type, pod_ready
 
 
 def controller(obj):
@@ -30,6 +30,21 @@ def warned(obj):
     """The involved object of a Warning event: the pods' list status counts a not-ready pod
     with one as failed, and needs only which pods have one (pods.status_counted)."""
     return involved(obj) if event_type(obj) == "Warning" else ()
+
+
+def pending_controller(obj):
+    """The controller of a pod in phase Pending: a workload with one is ``pending`` in its
+    list's status (summaries.workloads.list_status); few pods pend, so the index is small."""
+    if ((obj.get("status") or {}).get("phase")) == "Pending":
+        return controller(obj)
+    return ()
+
+
+def unready(obj):
+    """The UID of a pod not ready: a workload whose not-ready pod has a Warning event is
+    ``failed`` in its list's status (summaries.workloads.list_status)."""
+    uid = (obj.get("metadata") or {}).get("uid")
+    return (uid,) if uid and not pod_ready(obj) else ()
 
 
 CONTROLLED = {"controller": controller}

@@ -159,5 +159,35 @@ class Related(dict):
                     if any(event_type(ev) == "Warning" for ev in evs)}
         return self.index("warned_objects", build)
 
+    def pending_controllers(self):
+        """The UIDs of the controllers of a pod in phase Pending, set-like: from a cached pod
+        list, its store's "pending" index (kept per event), else found by a scan."""
+        lookup = getattr(self["pods"], "lookup", None)
+        if lookup is not None:
+            return lookup("pending").uids()
+        return self.index("pending_controllers", lambda rel: {
+            owner for pod in rel["pods"] or ()
+            if (pod.get("status") or {}).get("phase") == "Pending"
+            for owner in [controller_uid(pod)] if owner})
+
+    def warned_controllers(self):
+        """The UIDs of the controllers of a not-ready pod with a Warning event: from a cached
+        pod list, its "unready" index (kept per event) met with the events' "warned" index,
+        O(min(not-ready pods, warned objects)) in C, else found by a scan."""
+        warned = self.warned_objects()
+        lookup = getattr(self["pods"], "lookup", None)
+        if lookup is not None:
+            unready = lookup("unready")
+            return {owner for pod_uid in unready.uids() & warned
+                    for pod in unready.unordered(pod_uid)
+                    for owner in [controller_uid(pod)] if owner}
+
+        def build(rel):
+            from dashboard_api.summaries.events import pod_ready   # events imports this
+            return {owner for pod in rel["pods"] or ()
+                    if not pod_ready(pod) and uid(pod) in warned
+                    for owner in [controller_uid(pod)] if owner}
+        return self.index("warned_controllers", build)
+
 
 EMPTY = Related()  # no related objects (read-only: never assign to it)

@@ -113,8 +113,50 @@ def _status_by(pods_of):
     return list_status
 
 
-list_status = _status_by(owned_pods)
 deployment_list_status = _status_by(deployment_pods)
+
+
+# The list status of workloads that own their pods (replica sets, replication controllers,
+# daemon sets, stateful sets): the same rule as _status_by, from the sets of controllers with a
+# pending pod and with a warned not-ready pod (Related, off the pod store's indexes kept per
+# event), so a page under pod churn costs set intersections, not a walk of every workload's
+# pods (issue #30). The watch cache keeps each workload's UID as its facts, all in one group.
+
+def status_facts(obj):
+    return uid(obj)
+
+
+def status_split(facts):
+    """No bucket from the workload alone: its UID, kept for status_counted (a workload
+    without one, never cached, is running: it owns no pods)."""
+    return (None, facts) if facts else ("running", None)
+
+
+def list_status(raw, rel, facts=None):
+    failing, pending = rel.warned_controllers(), rel.pending_controllers()
+    out = resource_status()
+    for owner in facts if facts is not None else map(uid, raw):
+        out["failed" if owner in failing else "pending" if owner in pending
+            else "running"] += 1
+    return out
+
+
+def status_counted(counts, groups, rel):
+    """list_status from the watch cache's counters: ``groups`` [{None: {uid: uid}}] of the
+    workloads by namespace, met with the controller sets by C-level set intersections."""
+    failing, pending = rel.warned_controllers(), rel.pending_controllers()
+    out = resource_status()
+    for bucket, n in counts.items():
+        out[bucket] += n
+    for part in groups:
+        for group in part.values():
+            uids = group.keys()
+            failed = len(uids & failing)
+            pends = len((uids & pending) - failing)
+            out["failed"] += failed
+            out["pending"] += pends
+            out["running"] += len(uids) - failed - pends
+    return out
 
 
 def job_list_status(raw, rel):

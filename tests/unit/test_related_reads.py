@@ -8,8 +8,8 @@ import concurrent.futures
 from dashboard_api import kinds
 from dashboard_api.cache import slim
 from dashboard_api.cache.store import Store, row_of
-from dashboard_api.summaries import pods
-from dashboard_api.summaries.common import Related
+from dashboard_api.summaries import pods, workloads
+from dashboard_api.summaries.common import Related, resource_status
 
 
 def _event(ns, name, uid, type_="Warning", reason="BackOff"):
@@ -100,3 +100,53 @@ def test_a_templates_quantities_are_parsed_once_for_its_pods():
     other = [dict(containers[0], resources={"requests": {"cpu": "2"}})]
     assert quantity.effective({"containers": other, "overhead": {"cpu": "1"}}) == (
         {"cpu": 3}, {})
+
+
+def _store(name, objects):
+    kind = kinds.get(name)
+    store = Store(kind, kind.indexes)
+    store.replace([row_of(kind, slim.slim(kind, obj)) for obj in objects], "1")
+    return kind, store
+
+
+def _owned(pod, owner, phase="Running"):
+    pod["metadata"]["ownerReferences"] = [{"uid": owner, "controller": True}]
+    pod["status"]["phase"] = phase
+    return pod
+
+
+def test_owned_workloads_list_status_from_the_pod_indexes_as_from_every_workloads_pods():
+    """Replica sets' (and the like's) list status: failed when a not-ready pod of theirs has a
+    Warning event, else pending when one pends, else running; counted from the watch cache's
+    per-event indexes (issue #30) as the walk of every workload's pods counts it."""
+    sets = [{"metadata": {"namespace": ns, "name": n, "uid": n,
+                          "creationTimestamp": "2024-01-01T00:00:00Z"}, "spec": {"replicas": 1}}
+            for ns, n in (("a", "rs1"), ("a", "rs2"), ("a", "rs3"), ("b", "rs4"), ("b", "rs5"))]
+    raw_pods = [_owned(_pod("a", "p1"), "rs1"), _owned(_pod("a", "p2"), "rs2", "Pending"),
+                _owned(_pod("a", "p3", ready=True), "rs3"),
+                _owned(_pod("b", "p4"), "rs4", "Pending"), _owned(_pod("b", "p5"), "rs5")]
+    events = [_event("a", "w1", "p1"), _event("a", "w3", "p3"), _event("b", "w4", "p4")]
+    _ek, events_store = _events_store(events)
+    pod_kind, pod_store = _store("pod", raw_pods)
+    rs_kind, rs_store = _store("replicaset", sets)
+    walk = workloads._status_by(workloads.owned_pods)
+
+    def check(scope, expected):
+        cached = Related(pods=pod_store.related(scope), events=events_store.related(scope))
+        counts, groups = rs_store.status_tally(scope)
+        in_scope = [s for s in sets if not scope or s["metadata"]["namespace"] in scope]
+        assert walk(in_scope, Related(pods=raw_pods, events=events)) == expected
+        assert rs_kind.status_counted(counts, groups, cached) == expected
+        assert rs_kind.list_status(in_scope, cached) == expected
+        assert rs_kind.list_status(None, Related(pods=raw_pods, events=events),
+                                   facts=[s["metadata"]["uid"] for s in in_scope]) == expected
+    # rs1, rs4: a warned not-ready pod; rs2 pends; rs3's warned pod is ready; rs5 runs
+    check((), dict(resource_status(), failed=2, pending=1, running=2))
+    check(("a",), dict(resource_status(), failed=1, pending=1, running=1))
+    # p2 starts running, p5 pends: the counters follow the pod events
+    raw_pods[1] = _owned(_pod("a", "p2"), "rs2")
+    raw_pods[4] = _owned(_pod("b", "p5"), "rs5", "Pending")
+    for pod in (raw_pods[1], raw_pods[4]):
+        pod_store.apply("MODIFIED", row_of(pod_kind, slim.slim(pod_kind, pod)), "2")
+    check((), dict(resource_status(), failed=2, pending=1, running=2))
+    check(("b",), dict(resource_status(), failed=1, pending=1))
