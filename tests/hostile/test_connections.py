@@ -214,7 +214,11 @@ def test_a_flood_of_silent_connections_does_not_stop_the_gateway(strict_gateway,
             assert all(closed_by_peer(s) for s in socks)
         finally:
             close_all(socks)
-    probe.assert_responsive(1.0)
+    # Accepting and then closing 600 connections is the loop's own work: on a shared 2-core
+    # machine a probe may wait behind it for about a second (1.04-1.07 s seen in loaded runs,
+    # the test process itself on time). A gateway that stopped serving would refuse the probe
+    # or let it time out (5 s).
+    probe.assert_responsive(2.0)
     assert rss_kib(gw.proc.pid) - before < 30 * 1024
 
 
