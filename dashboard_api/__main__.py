@@ -6,17 +6,17 @@ import resource
 import signal
 import sys
 
-from dashboard_api import options as options_mod
-from dashboard_api import bounded, connections, lifecycle, looplag, requestlog, server, tls
+from dashboard_api.serving import options as options_mod
+from dashboard_api.serving import bounded, connections, lifecycle, looplag, requestlog, server, tls
 from dashboard_api.auth.csrf import CsrfKeyError
 from dashboard_api.auth.oidc import OidcConfigError
 from dashboard_api.cluster import Cluster, Handle
 from dashboard_api.cluster import config as cluster_config
 from dashboard_api.cluster.executor import Executor
 from dashboard_api.cluster.handlecache import CachingCluster
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 from dashboard_api.locales import LocaleConfigError
-from dashboard_api.telemetry import Telemetry
+from dashboard_api.serving.telemetry import Telemetry
 from dashboard_api.version import PRODUCT, VERSION
 
 log = logging.getLogger("dashboard_api")

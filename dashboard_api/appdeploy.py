@@ -9,8 +9,10 @@ the field, and nothing is created.
 import re
 import secrets
 
-from dashboard_api import bounded, names
-from dashboard_api.errors import bad_request
+from dashboard_api import names
+
+from dashboard_api.serving import bounded
+from dashboard_api.serving.errors import bad_request
 
 PROTOCOLS = ("TCP", "UDP")
 PORT_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"

@@ -25,8 +25,8 @@ list exposes (name, creationTimestamp, namespace).
 
 import datetime
 
-from dashboard_api import params
-from dashboard_api.errors import bad_request
+from dashboard_api.serving import params
+from dashboard_api.serving.errors import bad_request
 from dashboard_api.metrics import names as metric_names
 
 DEFAULT_ITEMS_PER_PAGE = 10

@@ -7,7 +7,7 @@ no controller would recreate stop the drain unless deleteEmptyDirData / force al
 Finished pods are always removed.
 """
 
-from dashboard_api.errors import bad_request
+from dashboard_api.serving.errors import bad_request
 
 MIRROR = "kubernetes.io/config.mirror"
 NANOS = 1_000_000_000

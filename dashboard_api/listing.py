@@ -32,11 +32,11 @@ from dashboard_api.cache.access import Access, Budget
 from dashboard_api.cache.passthrough import Lease
 from dashboard_api.cache.store import Row, ScopeView
 from dashboard_api.cluster.discovery import Resource
-from dashboard_api.errors import ApiError, is_forbidden
+from dashboard_api.serving.errors import ApiError, is_forbidden
 from dashboard_api.reads import ALL, Namespaces, scope_of, standard_needs
 from dashboard_api.selection import (Views, filter_key, filtered_indexed, filtering, indexable,
                                      select, select_indexed, sort_spec)
-from dashboard_api.singleflight import SingleFlight
+from dashboard_api.serving.singleflight import SingleFlight
 from dashboard_api.summaries.common import Related, resource_status
 
 # Lists this long are summarised and selected in the executor: the work is pure, and on the

@@ -3,7 +3,7 @@
 
 import re
 
-from dashboard_api.errors import bad_request
+from dashboard_api.serving.errors import bad_request
 
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")

@@ -10,7 +10,7 @@
 """
 
 from dashboard_api.dataselect import FIRST_TEN
-from dashboard_api.errors import bad_request
+from dashboard_api.serving.errors import bad_request
 
 # Each namespace of a list is read on its own (so users with rights in a few namespaces can
 # list them together), for the list and its related reads: the count must stay small.

@@ -18,7 +18,7 @@ import cachetools
 
 from dashboard_api import dataselect
 from dashboard_api.cache.store import ScopeView
-from dashboard_api.singleflight import SingleFlight
+from dashboard_api.serving.singleflight import SingleFlight
 
 
 def select(kind, rows, rel, query, status):

@@ -10,7 +10,7 @@ from discovery. An unknown kind is bad input (400), not a missing object.
 import re
 
 from dashboard_api import kinds
-from dashboard_api.errors import ApiError, bad_request
+from dashboard_api.serving.errors import ApiError, bad_request
 
 _KIND = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,252})$")
 

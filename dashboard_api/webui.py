@@ -24,7 +24,7 @@ Everything else the UI calls already has upstream's shape with the switch off.
 
 import ujson
 
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 UNAUTHORIZED = "MSG_LOGIN_UNAUTHORIZED_ERROR"
 JSON = "application/json; charset=UTF-8"

@@ -24,7 +24,7 @@ import os
 import secrets
 import time
 
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 log = logging.getLogger("dashboard_api.csrf")
 

@@ -1,6 +1,6 @@
 """The bearer token carried by a kubeconfig's current context (sign-in with a kubeconfig file)."""
 
-from dashboard_api import bounded
+from dashboard_api.serving import bounded
 
 
 class KubeconfigError(ValueError):

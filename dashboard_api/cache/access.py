@@ -24,8 +24,8 @@ import time
 import cachetools
 
 from dashboard_api.cluster.handlecache import cache_key
-from dashboard_api.errors import ApiError
-from dashboard_api.singleflight import SingleFlight
+from dashboard_api.serving.errors import ApiError
+from dashboard_api.serving.singleflight import SingleFlight
 
 MAX_ENTRIES = 50000
 PER_CALLER_CONCURRENCY = 8

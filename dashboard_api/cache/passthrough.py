@@ -22,8 +22,8 @@ from dashboard_api import kinds
 from dashboard_api.cache import slim
 from dashboard_api.cache.access import Access
 from dashboard_api.cache.store import Row
-from dashboard_api.errors import ApiError
-from dashboard_api.singleflight import SingleFlight
+from dashboard_api.serving.errors import ApiError
+from dashboard_api.serving.singleflight import SingleFlight
 
 CHUNK = 500           # objects per LIST call
 MAX_CHUNKS = 2000     # bound on continue pages of one list (a million objects)

@@ -20,7 +20,7 @@ from dashboard_api import websettings
 from dashboard_api.cache import selectors
 from dashboard_api.cache.access import Disagreement
 from dashboard_api.cache.store import SYNCING
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 SYNC_WAIT = 10.0
 # Seconds a request refused before its kind's first sync is told to wait before asking again.

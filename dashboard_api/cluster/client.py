@@ -18,7 +18,7 @@ from dashboard_api.cluster.deadlines import (Deadline, changes, not_connected, r
                                              timed_out, unreachable)
 from dashboard_api.cluster.executor import Executor
 from dashboard_api.cluster.ratelimit import UNLIMITED, Buckets
-from dashboard_api.errors import ApiError, from_apiserver
+from dashboard_api.serving.errors import ApiError, from_apiserver
 
 # A big LIST decodes into millions of small objects; the cyclic collector rescanning them is most
 # of the decode time, and they hold no cycles. Raised thresholds keep it out of the way.

@@ -19,7 +19,7 @@ import time
 
 import urllib3.connection
 
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 WRITES = frozenset(("POST", "PUT", "PATCH", "DELETE"))
 # POSTs that change nothing (access and token reviews): never "outcome unknown".

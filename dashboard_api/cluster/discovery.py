@@ -11,7 +11,7 @@ import asyncio
 import time
 import urllib.parse
 
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 
 class Resource:

@@ -11,7 +11,7 @@ import time
 
 import cachetools
 
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 
 class TokenBucket:

@@ -6,7 +6,7 @@ it again and re-apply the change, a few times (as client-go's RetryOnConflict do
 
 import asyncio
 
-from dashboard_api.errors import ApiError, from_apiserver
+from dashboard_api.serving.errors import ApiError, from_apiserver
 
 ATTEMPTS = 5
 

@@ -41,7 +41,7 @@ import tornado.httpclient
 
 from dashboard_api.cluster.config import USER_AGENT
 from dashboard_api.cluster.watchclient import watch_client
-from dashboard_api.errors import ApiError, from_apiserver
+from dashboard_api.serving.errors import ApiError, from_apiserver
 
 log = logging.getLogger("dashboard_api.cluster.watch")
 

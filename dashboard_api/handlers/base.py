@@ -7,11 +7,13 @@ import time
 import tornado.web
 import ujson
 
-from dashboard_api import bounded, params, webui
+from dashboard_api import webui
+
+from dashboard_api.serving import bounded, params
 from dashboard_api.auth.bearer import bearer_token
 from dashboard_api.cache.applied import own_writes
 from dashboard_api.cluster.client import is_impersonation_header
-from dashboard_api.errors import REASONS, ApiError, bad_request, unauthorized
+from dashboard_api.serving.errors import REASONS, ApiError, bad_request, unauthorized
 
 log = logging.getLogger("dashboard_api.handlers")
 

@@ -1,8 +1,8 @@
 """POST /api/v1/can-i: may the caller do verb on resource in namespace?"""
 
-from dashboard_api.errors import bad_request
+from dashboard_api.serving.errors import bad_request
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import COMMAND_BODY, Route
+from dashboard_api.serving.routes import COMMAND_BODY, Route
 
 
 class CanIHandler(BaseHandler):

@@ -10,7 +10,7 @@ in the token-free ``/config``. The caller's token is checked the way sign-in che
 import urllib.parse
 
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.serving.routes import Route
 
 
 def public_address(host):

@@ -9,9 +9,9 @@ import base64
 import binascii
 
 from dashboard_api import names
-from dashboard_api.errors import bad_request
+from dashboard_api.serving.errors import bad_request
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import COMMAND_BODY, Route
+from dashboard_api.serving.routes import COMMAND_BODY, Route
 
 DOCKERCFG = "kubernetes.io/dockercfg"
 

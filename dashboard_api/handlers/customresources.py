@@ -10,10 +10,10 @@ kinds table; the detail is here because its objects' spec is built from the CRD 
 
 from dashboard_api import kinds
 from dashboard_api.dataselect import FIRST_TEN
-from dashboard_api.errors import not_found
+from dashboard_api.serving.errors import not_found
 from dashboard_api.handlers.resources import ResourceHandler
 from dashboard_api.reads import ALL, Namespaces, Need
-from dashboard_api.routes import Route
+from dashboard_api.serving.routes import Route
 from dashboard_api.spec import Spec
 from dashboard_api.summaries import crds, events
 from dashboard_api.summaries.common import Related

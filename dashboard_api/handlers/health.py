@@ -2,7 +2,7 @@
 balancers: no token, plain text, nothing but in-memory state, never logged at info level."""
 
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.serving.routes import Route
 
 PLAIN = "text/plain; charset=UTF-8"
 

@@ -12,9 +12,9 @@ balancers see the outage from the status alone. ``state`` is upstream's token-fr
 {connected, lastChecked, error}.
 """
 
-from dashboard_api.errors import not_found
+from dashboard_api.serving.errors import not_found
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.serving.routes import Route
 
 SIDECAR = "sidecar"
 

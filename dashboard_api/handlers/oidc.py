@@ -20,9 +20,9 @@ import ujson
 from dashboard_api.auth.oidc.flow import FlowError, safe_return
 from dashboard_api.auth.oidc.http import ProviderError
 from dashboard_api.auth.oidc.relyingparty import SignInError, oauth_error
-from dashboard_api.errors import not_found, unauthorized
+from dashboard_api.serving.errors import not_found, unauthorized
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.serving.routes import Route
 
 log = logging.getLogger("dashboard_api.oidc")
 

@@ -10,9 +10,9 @@ edited it: it is created when missing, else the difference against the live obje
 
 from dashboard_api import patches, targets
 from dashboard_api.cluster.updates import patch_retrying
-from dashboard_api.errors import ApiError, bad_request, from_apiserver
+from dashboard_api.serving.errors import ApiError, bad_request, from_apiserver
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.serving.routes import Route
 
 PROPAGATION = ("Background", "Foreground", "Orphan")
 

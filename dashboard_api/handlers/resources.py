@@ -11,7 +11,7 @@ The handlers only translate HTTP: the work is in the list pipeline (listing.Pipe
 from dashboard_api import dataselect, kinds
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.reads import Namespaces
-from dashboard_api.routes import Route
+from dashboard_api.serving.routes import Route
 from dashboard_api.summaries import autoscaling
 
 

@@ -20,9 +20,9 @@ import logging
 
 from dashboard_api import websettings
 from dashboard_api.auth.bearer import bearer_token
-from dashboard_api.errors import ApiError, bad_request, from_apiserver, not_found
+from dashboard_api.serving.errors import ApiError, bad_request, from_apiserver, not_found
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import COMMAND_BODY, Route
+from dashboard_api.serving.routes import COMMAND_BODY, Route
 
 log = logging.getLogger("dashboard_api.settings")
 

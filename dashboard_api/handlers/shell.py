@@ -8,9 +8,9 @@ their session limit gets 429 (terminal/sessions.py).
 
 import re
 
-from dashboard_api.errors import ApiError, bad_request, from_apiserver, not_found
+from dashboard_api.serving.errors import ApiError, bad_request, from_apiserver, not_found
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.serving.routes import Route
 from dashboard_api.terminal.execstream import pod_path
 from dashboard_api.terminal.sessions import caller_key
 

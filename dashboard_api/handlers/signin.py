@@ -10,16 +10,16 @@ says so, whose it is.
 
 import re
 
-from dashboard_api import bounded
+from dashboard_api.serving import bounded
 from dashboard_api.auth.identity import service_account_name
 from dashboard_api.auth.kubeconfig import KubeconfigError, credential_from_kubeconfig
 from dashboard_api.auth.oidc import kubeconfig as oidc_kubeconfig
 from dashboard_api.auth.oidc.idtoken import Parsed, TokenError
 from dashboard_api.auth.oidc.relyingparty import SignInError
-from dashboard_api.errors import ApiError, bad_request, unauthorized
+from dashboard_api.serving.errors import ApiError, bad_request, unauthorized
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.handlers.oidc import set_refresh_cookie
-from dashboard_api.routes import Route
+from dashboard_api.serving.routes import Route
 
 # Printable ASCII without spaces: anything else cannot travel in an HTTP header.
 _TOKEN = re.compile(r"^[\x21-\x7e]+$")

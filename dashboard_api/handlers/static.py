@@ -13,7 +13,7 @@ import tornado.web
 import ujson
 
 from dashboard_api import locales
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 INDEX = "index.html"
 NO_CACHE = "no-cache, no-store, must-revalidate"

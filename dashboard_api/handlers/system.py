@@ -3,10 +3,10 @@
 
 import time
 
-from dashboard_api import openapi, telemetry
-from dashboard_api.errors import not_found
+from dashboard_api.serving import openapi, telemetry
+from dashboard_api.serving.errors import not_found
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import Route
+from dashboard_api.serving.routes import Route
 from dashboard_api.version import VERSION
 
 AUTHENTICATION_MODE = "token"

@@ -12,9 +12,9 @@ import secrets
 
 from dashboard_api import kinds
 from dashboard_api.cluster.updates import update
-from dashboard_api.errors import ApiError, bad_request, not_found
+from dashboard_api.serving.errors import ApiError, bad_request, not_found
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.routes import COMMAND_BODY, Route
+from dashboard_api.serving.routes import COMMAND_BODY, Route
 from dashboard_api.summaries.selectors import to_query
 
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"

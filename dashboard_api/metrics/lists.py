@@ -24,7 +24,7 @@ import urllib.parse
 
 import ujson
 
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 from dashboard_api.metrics import names as metric_names, webui
 from dashboard_api.metrics.aggregate import aggregated, metric, summed
 

@@ -18,7 +18,7 @@ import logging
 
 import tornado.httpclient
 
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 log = logging.getLogger("dashboard_api.sidecar")
 

@@ -25,7 +25,7 @@ import time
 import cachetools
 
 from dashboard_api.metrics.aggregate import aggregated
-from dashboard_api.singleflight import SingleFlight
+from dashboard_api.serving.singleflight import SingleFlight
 
 CPU, MEMORY = "cpu/usage_rate", "memory/usage"
 STANDARD = (CPU, MEMORY)          # upstream's standard metric names, in its order

@@ -24,7 +24,7 @@ import resource
 
 import tornado.websocket
 
-from dashboard_api import proxies as proxies_mod
+from dashboard_api.serving import proxies as proxies_mod
 from dashboard_api.terminal import protocol
 from dashboard_api.terminal.sessions import BindRefused, fingerprint
 from dashboard_api.terminal.transport import SockJSConnection

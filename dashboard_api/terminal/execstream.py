@@ -16,7 +16,7 @@ import tornado.websocket
 import ujson
 
 from dashboard_api.cluster.discovery import segment
-from dashboard_api.errors import from_apiserver
+from dashboard_api.serving.errors import from_apiserver
 
 PROTOCOL = "v4.channel.k8s.io"
 STDIN, STDOUT, STDERR, STATUS, RESIZE = 0, 1, 2, 3, 4

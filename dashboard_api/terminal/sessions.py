@@ -22,8 +22,8 @@ import heapq
 import logging
 import time
 
-from dashboard_api import requestlog
-from dashboard_api.errors import ApiError
+from dashboard_api.serving import requestlog
+from dashboard_api.serving.errors import ApiError
 from dashboard_api.terminal.sealing import Ticket, nonce_of
 
 log = logging.getLogger("dashboard_api.terminal")

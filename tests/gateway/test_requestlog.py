@@ -3,7 +3,7 @@
 import secrets
 import socket
 
-from dashboard_api import requestlog
+from dashboard_api.serving import requestlog
 from tests.gateway.helpers import full_log
 from tests.support.waiting import wait_for
 

@@ -4,7 +4,7 @@ import base64
 import subprocess
 import sys
 
-from dashboard_api import tls
+from dashboard_api.serving import tls
 from tests.cluster.procs import free_ports
 from tests.support.gateway import ROOT, Gateway
 

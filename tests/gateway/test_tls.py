@@ -9,7 +9,7 @@ import urllib3
 from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from dashboard_api import tls
+from dashboard_api.serving import tls
 from tests.cluster.procs import free_ports
 
 # The test clients talk TLS 1.1 on purpose and do not verify the self-signed certificate.

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from dashboard_api import routes, server
+from dashboard_api.serving import routes, server
 from dashboard_api.handlers import home
 from dashboard_api.locales import DEFAULT_IDS
 from dashboard_api.version import VERSION

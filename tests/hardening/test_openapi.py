@@ -5,8 +5,8 @@ import jsonschema
 import pytest
 from openapi_spec_validator import validate
 
-from dashboard_api import openapi
-from dashboard_api.server import served_routes
+from dashboard_api.serving import openapi
+from dashboard_api.serving.server import served_routes
 
 # Answers without a body: 204s, and the cron job trigger's empty 200 (reference, 8.8).
 NO_BODY = {("put", "/api/v1/cronjob/{namespace}/{name}/trigger"),

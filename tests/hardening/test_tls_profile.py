@@ -7,7 +7,7 @@ import ssl
 import pytest
 from cryptography import x509
 
-from dashboard_api import tls
+from dashboard_api.serving import tls
 from tests.support.gateway import Gateway
 
 pytestmark = pytest.mark.filterwarnings(

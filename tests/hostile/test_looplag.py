@@ -8,7 +8,7 @@ import time
 
 import prometheus_client
 
-from dashboard_api import looplag, requestlog
+from dashboard_api.serving import looplag, requestlog
 
 
 def test_a_slow_step_is_logged_with_its_request(caplog):

@@ -6,7 +6,7 @@ import time
 import pytest
 import yaml
 
-from dashboard_api import bounded, nesting
+from dashboard_api.serving import bounded, nesting
 from tests.hostile.test_event_loop import BOMB
 
 LIMITS = bounded.YamlLimits(documents=3, nodes=100, depth=5, expanded_bytes=1000)

@@ -151,7 +151,7 @@ def test_no_pattern_of_the_project_backtracks_catastrophically():
 
 
 def test_no_route_path_pattern_backtracks_catastrophically():
-    from dashboard_api import routes
+    from dashboard_api.serving import routes
     patterns = {r.regex() for r in routes.merged(routes.all_routes())}
     from dashboard_api.handlers import home, static
     patterns.add(static.PATTERN)

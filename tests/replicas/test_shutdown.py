@@ -4,7 +4,7 @@ import signal
 import socket
 import time
 
-from dashboard_api.lifecycle import Lifecycle
+from dashboard_api.serving.lifecycle import Lifecycle
 from tests.cluster import devcluster
 from tests.support.gateway import Gateway
 

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from dashboard_api.lifecycle import RESTARTING
+from dashboard_api.serving.lifecycle import RESTARTING
 from tests.terminal.jsclient import new_session, sockjs_url
 
 EXITED = (1, "Process exited")

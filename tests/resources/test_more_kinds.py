@@ -13,7 +13,9 @@ import secrets
 import jsonschema
 import pytest
 
-from dashboard_api import cache, kinds, options
+from dashboard_api import cache, kinds
+
+from dashboard_api.serving import options
 from dashboard_api.cache import slim
 from tests.cache.helpers import authorization_misses, converge, wait_synced
 from tests.resources import kube

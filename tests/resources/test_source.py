@@ -5,11 +5,13 @@ import asyncio
 
 import pytest
 
-from dashboard_api import kinds, listing, options, selection
+from dashboard_api import kinds, listing, selection
+
+from dashboard_api.serving import options
 from dashboard_api.cluster import Cluster
 from dashboard_api.cluster import config as cluster_config
 from dashboard_api.dataselect import Query
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 from dashboard_api.cache.passthrough import ChunkedList, ListSlots
 from dashboard_api.reads import Namespaces
 from tests.resources import kube

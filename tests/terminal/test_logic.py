@@ -10,7 +10,7 @@ import resource
 
 import pytest
 
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 from dashboard_api.terminal import connection, execstream, protocol, terminal
 from dashboard_api.terminal.execstream import ExecFailed, ExecStream
 from dashboard_api.terminal.sealing import Sealer, Ticket

@@ -4,7 +4,7 @@ import pytest
 
 from dashboard_api import dataselect
 from dashboard_api.dataselect import Query
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 # (name, id) with id exposed as the creation time in seconds, as upstream's test fixture.
 FIXTURE = [("ab", 1), ("ab", 2), ("ab", 3), ("ac", 4), ("ac", 5), ("ad", 6), ("ba", 7),

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from dashboard_api import dataselect
 from dashboard_api.dataselect import Query
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 PROPS = ["name", "namespace", "creationTimestamp", "status", "unknown"]
 TIMES = [None, "2024-05-01T10:00:00Z", "2024-05-01T10:00:00.700Z", "2024-05-01T10:00:01Z",

@@ -3,7 +3,7 @@ import asyncio
 import pytest
 
 from dashboard_api.cluster.discovery import Discovery
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 DOCS = {
     "/api": {"versions": ["v1"]},

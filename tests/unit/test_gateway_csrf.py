@@ -6,7 +6,7 @@ import pytest
 
 from dashboard_api.auth.csrf import (CsrfError, CsrfGuard, CsrfKeyError, CsrfTokens, decode_key,
                                      load_key)
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 KEY = bytes(range(64))
 

@@ -1,6 +1,6 @@
 """/apidocs.json is generated from the route table, so every served route is in it."""
 
-from dashboard_api import openapi, routes, server
+from dashboard_api.serving import openapi, routes, server
 from dashboard_api.handlers.base import BaseHandler
 
 

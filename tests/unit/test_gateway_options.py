@@ -1,6 +1,6 @@
 """Every flag of the specification with its default; upstream aliases; flags from a file."""
 
-from dashboard_api import options
+from dashboard_api.serving import options
 
 SPEC_DEFAULTS = {
     "bind_address": "0.0.0.0", "port": 8443, "insecure_bind_address": None,

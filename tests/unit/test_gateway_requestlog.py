@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import ujson
 from tornado.httputil import HTTPHeaders
 
-from dashboard_api import requestlog
+from dashboard_api.serving import requestlog
 
 
 def headers(**kw):

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from dashboard_api.slidingquantiles import SlidingQuantiles
+from dashboard_api.serving.slidingquantiles import SlidingQuantiles
 
 
 class Clock:

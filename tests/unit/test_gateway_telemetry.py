@@ -2,7 +2,7 @@
 
 import re
 
-from dashboard_api.telemetry import LATENCY_BUCKETS, Telemetry
+from dashboard_api.serving.telemetry import LATENCY_BUCKETS, Telemetry
 
 
 class Clock:

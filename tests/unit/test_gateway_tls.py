@@ -9,7 +9,7 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from dashboard_api import tls
+from dashboard_api.serving import tls
 
 
 def opts(tmp_path, **kw):

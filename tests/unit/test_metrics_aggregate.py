@@ -3,7 +3,7 @@
 import pytest
 
 from dashboard_api import dataselect
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 from dashboard_api.metrics.aggregate import aggregated, metric, summed
 
 A = {1000: 10, 2000: 20, 3000: 30}

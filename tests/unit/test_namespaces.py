@@ -1,6 +1,6 @@
 import pytest
 
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 from dashboard_api.reads import MAX_NAMESPACES, Namespaces
 
 

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
-from dashboard_api import bounded
-from dashboard_api.nesting import json_depth, yaml_depth
+from dashboard_api.serving import bounded
+from dashboard_api.serving.nesting import json_depth, yaml_depth
 
 # Characters that mean something to a YAML or JSON scanner, and some that do not.
 TRICKY = "[]{}'\"#:-?,|>&*!%@`\\ \t\nab1é\u2028"

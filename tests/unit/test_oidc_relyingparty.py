@@ -16,7 +16,7 @@ from dashboard_api.auth.oidc.http import Http, ProviderError
 from dashboard_api.auth.oidc.provider import Provider
 from dashboard_api.auth.oidc.refreshcookie import RefreshCookies
 from dashboard_api.auth.oidc.relyingparty import RelyingParty, SignInError, Settings
-from dashboard_api.options import parse
+from dashboard_api.serving.options import parse
 from tests.support import oidc
 
 KEY = oidc.RsaKey("k1")

@@ -17,16 +17,16 @@ import tornado.httputil
 import tornado.netutil
 import tornado.web
 
-from dashboard_api import requestlog, routes
+from dashboard_api.serving import requestlog, routes
 from dashboard_api.auth.oidc import SignIn
 from dashboard_api.auth.oidc.flow import Flows
 from dashboard_api.auth.oidc.provider import Provider
 from dashboard_api.auth.oidc.refreshcookie import RefreshCookies
 from dashboard_api.auth.oidc.relyingparty import RelyingParty, Settings
-from dashboard_api.context import Context
+from dashboard_api.serving.context import Context
 from dashboard_api.handlers import oidc as handlers
 from dashboard_api.handlers import static
-from dashboard_api.options import parse
+from dashboard_api.serving.options import parse
 from tests.support import oidc
 
 KEY = oidc.RsaKey("k1")

@@ -8,9 +8,9 @@ import ujson
 
 from dashboard_api import kinds
 from dashboard_api.dataselect import Query
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 from dashboard_api.metrics.lists import MetricsDecorator
-from dashboard_api.singleflight import SingleFlight
+from dashboard_api.serving.singleflight import SingleFlight
 from dashboard_api.summaries.common import Related
 
 

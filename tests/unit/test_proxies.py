@@ -2,7 +2,7 @@
 
 from tornado.httputil import HTTPHeaders
 
-from dashboard_api import proxies
+from dashboard_api.serving import proxies
 
 
 def headers(*lines):

@@ -1,7 +1,7 @@
 import pytest
 
 from dashboard_api.cluster.ratelimit import Buckets, TokenBucket
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 
 class Clock:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from dashboard_api import openapi, routes, server
+from dashboard_api.serving import openapi, routes, server
 from dashboard_api.handlers.base import BaseHandler
 
 

@@ -5,7 +5,9 @@ and the keys they return must all be declared."""
 
 import pytest
 
-from dashboard_api import apimodels, kinds
+from dashboard_api import kinds
+
+from dashboard_api.serving import apimodels
 from dashboard_api.summaries.common import Related
 
 TIME = "2024-05-01T10:00:00Z"

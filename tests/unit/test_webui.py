@@ -3,7 +3,7 @@
 import json
 
 from dashboard_api import webui
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 from dashboard_api.logs.details import ReadPlan, log_details
 from dashboard_api.logs.lines import parse_lines
 from dashboard_api.logs.selection import Selection
@@ -44,7 +44,7 @@ def test_log_lines_as_objects_or_strings():
 
 
 def test_the_switch_is_off_by_default():
-    from dashboard_api import options
+    from dashboard_api.serving import options
     assert options.parse([]).web_ui_compat is False
     assert options.parse(["--web-ui-compat"]).web_ui_compat is True
     assert options.parse(["--web-ui-compat=false"]).web_ui_compat is False

@@ -6,8 +6,10 @@ import json
 
 import pytest
 
-from dashboard_api import appdeploy, drainplan, patches, requestlog
-from dashboard_api.errors import ApiError
+from dashboard_api import appdeploy, drainplan, patches
+
+from dashboard_api.serving import requestlog
+from dashboard_api.serving.errors import ApiError
 
 
 def test_diff_is_an_rfc7386_patch():

@@ -7,7 +7,7 @@ import pytest
 
 from dashboard_api.cluster.discovery import Resource
 from dashboard_api.cluster.updates import ATTEMPTS, patch_retrying, update
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 DEPLOYMENTS = Resource("apps", "v1", "deployments", "Deployment", True, [])
 

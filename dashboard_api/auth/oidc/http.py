@@ -10,8 +10,8 @@ import urllib.parse
 import tornado.httpclient
 import tornado.simple_httpclient
 
-from dashboard_api import bounded
-from dashboard_api.errors import ApiError
+from dashboard_api.serving import bounded
+from dashboard_api.serving.errors import ApiError
 
 # A discovery document or a JWKS is a few kilobytes; a token answer too.
 MAX_ANSWER = 256 * 1024

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from dashboard_api import bounded
+from dashboard_api.serving import bounded
 from dashboard_api.terminal.sealing import b64, unb64
 
 HASHES = {"256": hashes.SHA256, "384": hashes.SHA384, "512": hashes.SHA512}

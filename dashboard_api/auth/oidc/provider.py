@@ -12,7 +12,7 @@ import time
 
 from dashboard_api.auth.oidc import idtoken, jwks
 from dashboard_api.auth.oidc.http import ProviderError
-from dashboard_api.singleflight import SingleFlight
+from dashboard_api.serving.singleflight import SingleFlight
 
 DISCOVERY_TTL = 3600.0
 REFETCH_INTERVAL = 30.0

@@ -14,7 +14,7 @@ import logging
 import tornado.httputil
 import ujson
 
-from dashboard_api.errors import ApiError
+from dashboard_api.serving.errors import ApiError
 
 log = logging.getLogger("dashboard_api.bodylimit")
 

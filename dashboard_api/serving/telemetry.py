@@ -17,7 +17,7 @@ import prometheus_client
 from prometheus_client.core import Metric
 from prometheus_client.utils import floatToGoString
 
-from dashboard_api.slidingquantiles import SlidingQuantiles
+from dashboard_api.serving.slidingquantiles import SlidingQuantiles
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

@@ -278,7 +278,7 @@ def _add_oidc_flags(p):
 
 
 def _trusted_proxies(text):
-    from dashboard_api import proxies
+    from dashboard_api.serving import proxies
     try:
         return proxies.parse(text)
     except ValueError as exc:

@@ -27,7 +27,7 @@ import logging
 import ujson
 import yaml
 
-from dashboard_api import nesting
+from dashboard_api.serving import nesting
 
 log = logging.getLogger("dashboard_api.bounded")
 

@@ -11,8 +11,10 @@ response with its schema (none only where the answer has no body), the errors it
 with the error body, its content types, its security and its query parameters.
 """
 
-from dashboard_api import apimodels, kinds
-from dashboard_api.apimodels import DATASELECT, Op, ref
+from dashboard_api import kinds
+
+from dashboard_api.serving import apimodels
+from dashboard_api.serving.apimodels import DATASELECT, Op, ref
 from dashboard_api.version import VERSION
 
 TITLE = "Kubernetes Dashboard API"

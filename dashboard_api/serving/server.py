@@ -10,8 +10,9 @@ import re
 
 import tornado.web
 
-from dashboard_api import (bodylimit, connections, lifecycle, locales, looplag, proxies, requestlog,
-                           routes, terminal)
+from dashboard_api import locales, terminal
+from dashboard_api.serving import (bodylimit, connections, lifecycle, looplag, proxies,
+                                   requestlog, routes)
 from dashboard_api.auth import oidc
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache import WatchCache
@@ -19,7 +20,7 @@ from dashboard_api.cache.access import Access
 from dashboard_api.cache.passthrough import ChunkedList, ListSlots
 from dashboard_api.cache.source import CacheSource, NamespaceCandidates
 from dashboard_api.cache.telemetry import CacheCollector
-from dashboard_api.context import Context
+from dashboard_api.serving.context import Context
 from dashboard_api.handlers import home, static
 from dashboard_api.handlers.base import NotFoundHandler
 from dashboard_api.handlers.settings import SettingsStore

@@ -1,6 +1,6 @@
 """Parsing of query parameter values (pure; a bad value is a 400 naming the parameter)."""
 
-from dashboard_api.errors import bad_request
+from dashboard_api.serving.errors import bad_request
 
 # Control characters (C0 and DEL): Tornado's argument getters turn them into spaces and strip,
 # so `itemsPerPage=%1C%02` would read as absent. No parameter of ours may hold one.

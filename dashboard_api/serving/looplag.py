@@ -23,7 +23,7 @@ import time
 
 import prometheus_client
 
-from dashboard_api import requestlog
+from dashboard_api.serving import requestlog
 
 log = logging.getLogger("dashboard_api.looplag")
 
