@@ -14,7 +14,6 @@ import json
 import os
 import re
 
-import kubernetes.config
 import yaml
 
 from dashboard_api.cluster import config as cluster_config
@@ -105,36 +104,49 @@ def load(entry, options, default):
 
 
 def _contexts(path):
-    """(contexts, current context) of a kubeconfig (or a KUBECONFIG-style list of them), each
-    context with the ``cluster`` and ``user`` sections it names under ``_sections``."""
+    """(contexts, current context or None) of a kubeconfig (or a KUBECONFIG-style list of
+    them), each context with the ``cluster`` and ``user`` sections it names under
+    ``_sections``. Merged as kubectl merges: the first file naming a context, cluster or user
+    wins, and so does the first file setting current-context; a file without one is fine (the
+    kubernetes client's own lister refuses it, and lets the last file's current-context win)."""
+    merged = {"contexts": {}, "clusters": {}, "users": {}}
+    current = None
     try:
-        contexts, current = kubernetes.config.list_kube_config_contexts(config_file=path)
-        sections = _sections(path)
-    except Exception as exc:  # the loader raises several unrelated types
+        for doc in _files(path):
+            for key, named in merged.items():
+                for item in doc.get(key) or ():
+                    if isinstance(item, dict) and isinstance(item.get("name"), str):
+                        named.setdefault(item["name"], item)
+            current = current or doc.get("current-context") or None
+    except (OSError, ValueError, TypeError, AttributeError, yaml.YAMLError) as exc:
         raise cluster_config.ConfigError("cannot read the kubeconfig %s: %s" % (path, exc)) \
             from exc
-    for context in contexts or ():
-        named = context.get("context") or {}
-        context["_sections"] = (sections["clusters"].get(named.get("cluster")),
-                                sections["users"].get(named.get("user")))
-    return contexts or [], current
+    contexts = []
+    for name, item in merged["contexts"].items():
+        named = item.get("context") if isinstance(item.get("context"), dict) else {}
+        contexts.append({"name": name, "context": named, "_sections": (
+            merged["clusters"].get(named.get("cluster")),
+            merged["users"].get(named.get("user")))})
+    chosen = [c for c in contexts if c["name"] == current]
+    return contexts, chosen[0] if chosen else None
 
 
-def _sections(path):
-    """{"clusters": {name: section}, "users": {name: section}} over the files of ``path``,
-    the first file naming one winning (as kubectl merges them)."""
-    out = {"clusters": {}, "users": {}}
-    for one in path.split(os.pathsep):
-        if not one:
-            continue
+def _files(path):
+    """The documents of the files of ``path`` (joined by ':'); files that do not exist are
+    skipped in a list, as kubectl does, but at least one must be read."""
+    paths = [os.path.expanduser(p) for p in path.split(os.pathsep) if p]
+    present = [p for p in paths if os.path.exists(p)] if len(paths) > 1 else paths
+    if not present:
+        raise ValueError("no such file")
+    docs = []
+    for one in present:
         with open(one, "rb") as f:
             # An operator's own configuration, not a request's: read with the safe loader.
             doc = yaml.safe_load(f) or {}
-        for key in out:
-            for item in doc.get(key) or ():
-                if isinstance(item, dict) and item.get("name") not in out[key]:
-                    out[key][item.get("name")] = item
-    return out
+        if not isinstance(doc, dict):
+            raise ValueError("%s is not a kubeconfig (a mapping)" % one)
+        docs.append(doc)
+    return docs
 
 
 def _fingerprint(context):

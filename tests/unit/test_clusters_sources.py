@@ -94,6 +94,12 @@ def test_cluster_flags_are_repeatable(tmp_path):
     assert default == "first"
 
 
+def test_cluster_flag_without_current_context_or_unknown_context(tmp_path):
+    a = kubeconfig(tmp_path / "a", ["one"])
+    with pytest.raises(ConfigError, match=r"--cluster x: no context \(current\) in "):
+        sources.read(opts("--cluster", "x=" + a))
+    with pytest.raises(ConfigError, match="--cluster x: no context nope in "):
+        sources.read(opts("--cluster", "x=%s:nope" % a))
 
 
 def test_unreadable_kubeconfig(tmp_path):
@@ -122,6 +128,9 @@ def test_every_context_is_a_cluster_the_current_one_the_default(tmp_path):
     assert default == "prod"
 
 
+def test_without_current_context_the_first_is_the_default(tmp_path):
+    a = kubeconfig(tmp_path / "a", ["staging", "prod"])
+    assert sources.read(opts("--kubeconfig", a))[1] == "staging"
 
 
 def test_default_cluster_flag(tmp_path):
@@ -154,6 +163,25 @@ def test_flags_only_and_in_cluster(monkeypatch):
     assert names(entries) == [sources.IN_CLUSTER] and default == sources.IN_CLUSTER
 
 
+def test_kubeconfig_list_as_in_kubeconfig_env(tmp_path):
+    a = kubeconfig(tmp_path / "a", ["one"], current="one")
+    b = kubeconfig(tmp_path / "b", ["two"], current="two")
+    entries, default = sources.read(opts("--kubeconfig", "%s:%s" % (a, b)))
+    # As kubectl merges: the first file's current-context wins; a missing file in a list is
+    # skipped.
+    assert names(entries) == ["one", "two"] and default == "one"
+    entries, default = sources.read(opts("--kubeconfig", "%s:%s:%s" % (
+        tmp_path / "absent", b, a)))
+    assert names(entries) == ["two", "one"] and default == "two"
+
+
+def test_a_file_that_is_no_kubeconfig_is_refused(tmp_path):
+    (tmp_path / "list").write_text("- a\n- b\n")
+    with pytest.raises(ConfigError, match="cannot read the kubeconfig .*not a kubeconfig"):
+        sources.read(opts("--kubeconfig", str(tmp_path / "list")))
+    (tmp_path / "bad").write_text("contexts: [\n")
+    with pytest.raises(ConfigError, match="cannot read the kubeconfig"):
+        sources.read(opts("--kubeconfig", str(tmp_path / "bad")))
 
 
 def test_duplicate_names_are_refused(tmp_path):
