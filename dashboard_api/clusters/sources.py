@@ -85,6 +85,7 @@ def read(options):
         seen.add(entry.name)
     wanted = getattr(options, "default_cluster", None)
     if wanted:
+        wanted = path_name(wanted)  # a context's name as kubectl spells it, or its path name
         if wanted not in seen:
             raise cluster_config.ConfigError("--default-cluster %s: no such cluster (%s)" % (
                 wanted, ", ".join(e.name for e in entries)))

@@ -141,6 +141,14 @@ def test_default_cluster_flag(tmp_path):
                              "--default-cluster", "other"))[1] == "other"
 
 
+def test_default_cluster_by_its_context_name(tmp_path):
+    eks = "arn:aws:eks:eu-west-1:123:cluster/prod"
+    a = kubeconfig(tmp_path / "a", ["staging", eks], current="staging")
+    for given in (eks, sources.path_name(eks)):
+        assert sources.read(opts("--kubeconfig", a, "--default-cluster", given))[1] == \
+            "arn:aws:eks:eu-west-1:123:cluster-prod"
+
+
 def test_unknown_default_cluster_is_refused(tmp_path):
     a = kubeconfig(tmp_path / "a", ["staging", "prod"], current="prod")
     with pytest.raises(ConfigError, match=r"--default-cluster nope: no such cluster "
