@@ -2,7 +2,7 @@
 entries, or the pod's own cluster.
 
 A cluster is named by its kubeconfig context (``--cluster NAME=...`` names its own; in a pod
-without a kubeconfig, the pod's cluster is ``in-cluster``). The name is a path segment
+without --kubeconfig, the pod's cluster is ``in-cluster``, --cluster entries beside it). The name is a path segment
 (``/clusters/{name}/``), so characters a path segment cannot carry plainly become ``-``.
 
 Each entry carries a fingerprint of what it connects with (server, CA, credentials), so that a
@@ -66,7 +66,9 @@ def read(options):
             default = path_name(current["name"])
     elif options.apiserver_host:
         entries.append(Entry(FLAGS_ONLY))
-    elif not getattr(options, "clusters", None):
+    elif not getattr(options, "clusters", None) or in_pod():
+        # In a pod, --cluster entries are served beside the pod's own cluster (the default
+        # unless --default-cluster says otherwise).
         entries.append(Entry(IN_CLUSTER))
     for flag in getattr(options, "clusters", None) or ():
         name, path, context_name = parse_cluster_flag(flag)
@@ -95,6 +97,12 @@ def read(options):
     if default is None:
         raise cluster_config.ConfigError("no cluster: the kubeconfig has no context")
     return entries, default
+
+
+def in_pod():
+    """Whether the process runs in a pod (the variables the in-cluster configuration reads)."""
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")
+                and os.environ.get("KUBERNETES_SERVICE_PORT"))
 
 
 def load(entry, options, default):

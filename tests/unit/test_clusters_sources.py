@@ -164,11 +164,25 @@ def test_kubeconfig_without_contexts_is_refused(tmp_path):
 
 
 def test_flags_only_and_in_cluster(monkeypatch):
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     entries, default = sources.read(opts("--apiserver-host", "https://127.0.0.1:6443"))
     assert names(entries) == [sources.FLAGS_ONLY] and default == sources.FLAGS_ONLY
     assert entries[0].kubeconfig is None
     entries, default = sources.read(opts())
     assert names(entries) == [sources.IN_CLUSTER] and default == sources.IN_CLUSTER
+
+
+def test_in_a_pod_cluster_flags_are_served_beside_the_pods_own(tmp_path, monkeypatch):
+    a = kubeconfig(tmp_path / "a", ["prod"], current="prod")
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    assert names(sources.read(opts("--cluster", "prod=" + a))[0]) == ["prod"]
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    entries, default = sources.read(opts("--cluster", "prod=" + a))
+    assert names(entries) == [sources.IN_CLUSTER, "prod"] and default == sources.IN_CLUSTER
+    assert sources.read(opts("--cluster", "prod=" + a, "--default-cluster", "prod"))[1] == "prod"
+    # --kubeconfig names every cluster served, in a pod too (as before many clusters).
+    assert names(sources.read(opts("--kubeconfig", a))[0]) == ["prod"]
 
 
 def test_kubeconfig_list_as_in_kubeconfig_env(tmp_path):
