@@ -44,10 +44,12 @@ def path_name(name):
 
 
 def parse_cluster_flag(text):
-    """``NAME=KUBECONFIG[:CONTEXT]`` -> (name, kubeconfig, context or None)."""
+    """``NAME=KUBECONFIG[:CONTEXT]`` -> (name, kubeconfig, context or None); raises
+    cluster_config.ConfigError (the start-up says why and exits) when it is not that."""
     name, sep, rest = text.partition("=")
-    if not sep or not name or not rest:
-        raise ValueError("expected NAME=KUBECONFIG[:CONTEXT]")
+    if not sep or not name or not rest.partition(":")[0]:
+        raise cluster_config.ConfigError("--cluster %s: expected NAME=KUBECONFIG[:CONTEXT]"
+                                         % text[:200])
     path, _, context = rest.partition(":")
     return name, path, context or None
 

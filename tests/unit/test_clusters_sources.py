@@ -77,10 +77,12 @@ def test_parse_cluster_flag():
         "eks", "/k/eks", "arn:aws:eks:eu:1:cluster/x")
 
 
-@pytest.mark.parametrize("text", ["prod", "=/k/prod.yaml", "prod=", ""])
-def test_parse_cluster_flag_refuses(text):
-    with pytest.raises(ValueError, match="NAME=KUBECONFIG"):
-        sources.parse_cluster_flag(text)
+@pytest.mark.parametrize("text", ["prod", "=/k/prod.yaml", "prod=", "prod=:ctx", ""])
+def test_cluster_flag_refused_as_a_configuration_error(text):
+    # A ConfigError: the start-up logs it and exits 1 (a ValueError was a traceback).
+    with pytest.raises(ConfigError, match="^--cluster %s: expected NAME=KUBECONFIG"
+                                          r"\[:CONTEXT\]$" % text):
+        sources.read(opts("--cluster", text))
 
 
 def test_cluster_flags_are_repeatable(tmp_path):
