@@ -63,13 +63,21 @@ class ClusterContext:
         """Marks the cluster used now and starts its cache and sidecar the first time (in the
         background: until its kinds have synced, lists wait for them or pass through)."""
         self.last_used = self.clock()
-        if self._starting is None:
-            self._starting = asyncio.ensure_future(self.start())
+        self._begin()
         return self
 
     async def start(self):
+        """Starts the cache and the sidecar (once) and waits until the cache has started. The
+        start runs in a task of its own, which sleep() and stop() may cancel: never the
+        caller's (the start-up's) task."""
+        await asyncio.shield(self._begin())
+
+    def _begin(self):
         if self._starting is None:
-            self._starting = asyncio.current_task()
+            self._starting = asyncio.ensure_future(self._start())
+        return self._starting
+
+    async def _start(self):
         if self.sidecar is not None:
             self.sidecar.start()
         if self.cache is not None:
