@@ -45,13 +45,21 @@ def write_secret(path, token):
 
 
 def write_kubeconfig(path, server, ca_file, user, token):
+    write_contexts_kubeconfig(path, [("local", server, ca_file, user, token)])
+
+
+def write_contexts_kubeconfig(path, contexts):
+    """A kubeconfig of one context per (name, server, ca_file, user, token), each naming a
+    cluster of its own name; the first is the current context."""
     config = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": "local", "cluster": {
-            "server": server, "certificate-authority": ca_file}}],
-        "users": [{"name": user, "user": {"token": token}}],
-        "contexts": [{"name": "local", "context": {"cluster": "local", "user": user}}],
-        "current-context": "local",
+        "clusters": [{"name": name, "cluster": {"server": server, "certificate-authority": ca}}
+                     for name, server, ca, _user, _token in contexts],
+        "users": [{"name": user, "user": {"token": token}}
+                  for _name, _server, _ca, user, token in contexts],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": user}}
+                     for name, _server, _ca, user, _token in contexts],
+        "current-context": contexts[0][0],
     }
     _write_private(path, yaml.safe_dump(config, sort_keys=False))
