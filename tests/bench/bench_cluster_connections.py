@@ -1,7 +1,7 @@
 """What a cluster costs the gateway (issue #28): memory, threads and connections to the API
 server per cluster served. Not part of the test suite.
 
-    .venv/bin/python -m tests.bench.bench_clusters [--contexts 1 --contexts 5 --contexts 10]
+    .venv/bin/python -m tests.bench.bench_cluster_connections [--contexts 1 --contexts 5 --contexts 10]
 
 One local cluster (1 node, the sample workloads). Per K, one gateway (metrics integration off)
 with a kubeconfig of K contexts all naming that cluster: to the gateway each context is a
