@@ -1,0 +1,88 @@
+"""What belongs to one cluster is never honoured by another: a token (the other cluster's API
+server refuses it: its 401), a CSRF token, a terminal shell id; and the list of clusters, which
+needs a token valid on the cluster of the path it is asked on."""
+
+import secrets
+
+from tests.clusters.conftest import CONTAINER, POD
+from tests.gateway.helpers import assert_error, metric_value
+from tests.terminal.jsclient import new_session, sockjs_url
+
+UNKNOWN = (2, "unknown or expired terminal session")   # as tests/terminal for a forged id
+
+
+def refused_logins(seeded):
+    """Bearer tokens the cluster's API server has refused (its own /metrics)."""
+    status, text = seeded.cluster.request("GET", "/metrics", raw=True)
+    assert status == 200
+    return metric_value(text.decode(), "authentication_attempts", result="failure")
+
+
+def test_a_token_of_one_cluster_is_the_other_clusters_401(two_clusters, alpha, beta):
+    for seeded, other in ((alpha, beta), (beta, alpha)):
+        theirs = two_clusters.at("/clusters/" + other.name)
+        # A cached list (the access review asks the other cluster), an uncached list, a
+        # detail: each is the other cluster's refusal of this token.
+        before = refused_logins(other)
+        for path in ("/api/v1/pod/" + other.namespace, "/api/v1/secret/" + other.namespace,
+                     "/api/v1/namespace/" + other.namespace):
+            assert_error(theirs.get(path, token=seeded.token), 401, "Unauthorized")
+            assert theirs.get(path, token=other.token).status == 200, path
+        # Refused by that cluster's API server: the token was sent there.
+        assert refused_logins(other) > before
+    # At the root (alpha): beta's token is alpha's 401.
+    assert_error(two_clusters.get("/api/v1/pod/" + alpha.namespace, token=beta.token), 401)
+
+
+def test_the_list_of_clusters(two_clusters, alpha, beta):
+    for prefix, seeded in (("", alpha), ("/clusters/alpha", alpha), ("/clusters/beta", beta)):
+        gw = two_clusters.at(prefix)
+        assert_error(gw.get("/api/v1/clusters"), 401)
+        reply = gw.get("/api/v1/clusters", token=seeded.token)
+        assert reply.status == 200, (prefix, reply)
+        clusters = {c["name"]: c for c in reply.json()["clusters"]}
+        assert set(clusters) == {"alpha", "beta"}, reply
+        for each in (alpha, beta):
+            record = clusters[each.name]
+            assert set(record) == {"name", "server", "version", "reachable", "cache", "default"}
+            assert record["server"] == each.cluster.url, record
+            assert record["version"].startswith("v1.20"), record
+            assert record["reachable"] is True, record
+            assert record["default"] is (each is alpha), record
+            assert record["cache"], record
+    # The token is checked with the path's cluster only: alpha's is not valid on beta's path.
+    assert_error(two_clusters.get("/clusters/beta/api/v1/clusters", token=alpha.token), 401)
+    assert_error(two_clusters.get("/clusters/alpha/api/v1/clusters", token=beta.token), 401)
+
+
+def test_a_csrf_token_of_one_cluster_is_refused_by_the_other(two_clusters, alpha, beta):
+    for seeded, other in ((alpha, beta), (beta, alpha)):
+        mine = two_clusters.at("/clusters/" + seeded.name)
+        theirs = two_clusters.at("/clusters/" + other.name)
+        name = "crossed-" + secrets.token_hex(3)
+        token = mine.csrf_token("namespace")
+        reply = theirs.request("POST", "/api/v1/namespace", token=other.token,
+                               body={"name": name}, headers={"X-CSRF-TOKEN": token})
+        # Refused as any CSRF token not valid here is (tests/gateway/test_csrf.py).
+        assert_error(reply, 401, "Unauthorized", ["MSG_CSRF_VALIDATION_ERROR"])
+        for each in (alpha, beta):
+            assert each.cluster.request("GET", "/api/v1/namespaces/" + name)[0] == 404
+        # The other cluster's own token does what this one could not.
+        reply = theirs.request("POST", "/api/v1/namespace", token=other.token,
+                               body={"name": name}, csrf="namespace")
+        assert reply.status == 201, reply
+        other.cluster.request("DELETE", "/api/v1/namespaces/" + name)
+
+
+def test_a_shell_id_of_one_cluster_does_not_bind_on_the_other(js, two_clusters, alpha, beta):
+    mine, theirs = two_clusters.at("/clusters/alpha"), two_clusters.at("/clusters/beta")
+    session_id = new_session(mine, alpha.token, alpha.namespace, POD, CONTAINER)
+    js.open("crossed", sockjs_url(theirs, session_id), bind=session_id)
+    assert js.wait_closed("crossed") == UNKNOWN
+    # Beta never held it: the id still binds where it was issued.
+    conn = js.open("home", sockjs_url(mine, session_id), bind=session_id)
+    js.stdin("home", "echo home-$((6*7))\r")
+    js.wait_output("home", "home-42")
+    assert conn.closed is None
+    js.stdin("home", "exit\r")
+    assert js.wait_closed("home") == (1, "Process exited")
