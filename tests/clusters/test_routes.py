@@ -71,9 +71,8 @@ def test_each_cluster_answers_its_own_objects(two_clusters, alpha, beta):
 def test_lists_and_a_detail(where):
     gw, seeded, _ = where
     ns = seeded.namespace
-    pods = listed(gw, seeded, "/api/v1/pod/" + ns, "pods",
-                  lambda got: POD in got and any(n.startswith(DEPLOYMENT + "-") for n in got))
-    assert len(pods) == 2
+    listed(gw, seeded, "/api/v1/pod/" + ns, "pods",
+           lambda got: POD in got and any(n.startswith(DEPLOYMENT + "-") for n in got))
     assert names(listed(gw, seeded, "/api/v1/deployment/" + ns, "deployments",
                         lambda got: DEPLOYMENT in got)) == {DEPLOYMENT}
     listed(gw, seeded, "/api/v1/configmap/" + ns, "items", lambda got: CONFIGMAP in got)
@@ -137,7 +136,8 @@ def test_metrics_integration_answers_per_cluster(where):
     reply = gw.get("/api/v1/integration/sidecar/health", token=seeded.token)
     # No sidecar runs in these clusters: the health record, whatever it says.
     assert reply.status in (200, 503), reply
-    assert set(reply.json()) == {"healthy", "message"}, reply
+    body = reply.json()
+    assert body["healthy"] is (reply.status == 200) and body["message"], reply
 
 
 def test_settings_are_each_clusters_own(two_clusters, alpha, beta, settings_namespace):

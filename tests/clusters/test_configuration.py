@@ -1,0 +1,70 @@
+"""Which clusters a gateway serves (issue 28, item 1): every context of --kubeconfig, named by
+it, one more per --cluster NAME=KUBECONFIG[:CONTEXT], the default one the kubeconfig's current
+context or --default-cluster; and they follow the kubeconfig file without a restart: a context
+added to it is served under its name within the poll period (--cluster-config-poll), one
+removed from it is an unknown cluster again (404)."""
+
+from tests.clusters.conftest import replace_kubeconfig, start_gateway, write_kubeconfig
+from tests.gateway.helpers import assert_error
+from tests.support.waiting import wait_for
+
+POLL = 1       # --cluster-config-poll, seconds
+WITHIN = 15    # the poll, a cache start and a loaded machine's delays
+
+
+def test_clusters_from_flags_and_the_default_one(alpha, beta, tmp_path):
+    main = write_kubeconfig(str(tmp_path / "kubeconfig"), alpha=(alpha, None), beta=(beta, None))
+    # Another file of two contexts: --cluster takes the one it names, or the current one.
+    extra = write_kubeconfig(str(tmp_path / "extra"), current="first", first=(alpha, None),
+                             second=(beta, None))
+    gw = start_gateway(main, "--cluster", "delta=%s:second" % extra,
+                       "--cluster", "epsilon=%s" % extra, "--default-cluster", "beta")
+    try:
+        # The root is the default cluster, beta.
+        assert gw.get("/api/v1/namespace/" + beta.namespace, token=beta.token).status == 200
+        assert_error(gw.get("/api/v1/namespace/" + alpha.namespace, token=beta.token), 404)
+        for name, seeded in (("delta", beta), ("epsilon", alpha), ("alpha", alpha),
+                             ("beta", beta)):
+            reply = gw.get("/clusters/%s/api/v1/namespace/%s" % (name, seeded.namespace),
+                           token=seeded.token)
+            assert reply.status == 200, (name, reply)
+        clusters = gw.get("/api/v1/clusters", token=beta.token).json()["clusters"]
+        assert {c["name"]: c["default"] for c in clusters} == {
+            "alpha": False, "beta": True, "delta": False, "epsilon": False}, clusters
+        assert {c["name"]: c["server"] for c in clusters} == {
+            "alpha": alpha.cluster.url, "beta": beta.cluster.url, "delta": beta.cluster.url,
+            "epsilon": alpha.cluster.url}, clusters
+    finally:
+        gw.stop()
+
+
+def test_a_context_added_is_served_and_one_removed_is_gone(alpha, beta, tmp_path):
+    path = write_kubeconfig(str(tmp_path / "kubeconfig"), alpha=(alpha, None), beta=(beta, None))
+    gw = start_gateway(path, "--cluster-config-poll", str(POLL))
+    try:
+        gamma = gw.at("/clusters/gamma")
+        listing = "/api/v1/namespace?filterBy=name," + beta.namespace
+        assert_error(gamma.get(listing, token=beta.token), 404)
+        # gamma: a third context, at beta's API server.
+        replace_kubeconfig(path, alpha=(alpha, None), beta=(beta, None), gamma=(beta, None))
+
+        def served():
+            reply = gamma.get(listing, token=beta.token)
+            if reply.status in (404, 503):   # not read yet; its cache still syncing
+                return None
+            assert reply.status == 200, reply
+            return [n["objectMeta"]["name"] for n in reply.json()["namespaces"]] == \
+                [beta.namespace]
+        wait_for(served, timeout=WITHIN, interval=0.3, what="cluster gamma served")
+        clusters = gw.get("/api/v1/clusters", token=alpha.token).json()["clusters"]
+        assert {c["name"] for c in clusters} == {"alpha", "beta", "gamma"}, clusters
+
+        replace_kubeconfig(path, alpha=(alpha, None), beta=(beta, None))
+        wait_for(lambda: gamma.get(listing, token=beta.token).status == 404, timeout=WITHIN,
+                 interval=0.3, what="cluster gamma gone")
+        assert_error(gamma.get(listing, token=beta.token), 404)
+        # The others are untouched.
+        assert gw.get("/clusters/beta" + listing, token=beta.token).status == 200
+        assert gw.get("/api/v1/namespace/" + alpha.namespace, token=alpha.token).status == 200
+    finally:
+        gw.stop()
