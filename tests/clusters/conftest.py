@@ -17,8 +17,7 @@ from tests.cluster.controlplane import ClusterStartError, LocalCluster
 from tests.resources import kube
 from tests.support.gateway import Gateway
 from tests.support.waiting import wait_for
-from tests.terminal.conftest import CONTAINER, create_pods
-from tests.terminal.jsclient import JsClient
+from tests.terminal.conftest import CONTAINER, create_pods, js  # noqa: F401
 
 POD = "shell"          # nginx: has bash (tests/terminal/conftest.py)
 DEPLOYMENT = "web"
@@ -128,17 +127,9 @@ def two_clusters(alpha, beta, settings_namespace, tmp_path_factory):
     try:
         for seeded in (alpha, beta):
             pod_names(gw.at("/clusters/" + seeded.name), seeded)
-        gw.kubeconfig = path
         yield gw
     finally:
         gw.stop()
-
-
-@pytest.fixture
-def js():
-    client = JsClient()
-    yield client
-    client.stop()
 
 
 __all__ = ["CONTAINER", "DEPLOYMENT", "CONFIGMAP", "POD", "Seeded", "js", "pod_names",
