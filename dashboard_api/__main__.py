@@ -14,6 +14,7 @@ from dashboard_api.cluster import Cluster, Handle
 from dashboard_api.cluster import config as cluster_config
 from dashboard_api.cluster.executor import Executor
 from dashboard_api.cluster.handlecache import CachingCluster
+from dashboard_api.clusters.registry import Clusters
 from dashboard_api.serving.errors import ApiError
 from dashboard_api.locales import LocaleConfigError
 from dashboard_api.serving.telemetry import Telemetry
@@ -85,49 +86,53 @@ def listen(app, opts):
 
 async def serve(opts):
     try:
-        config = cluster_config.load(opts)
-    except cluster_config.ConfigError as exc:
+        secret = server.load_secret(opts)
+        clusters = Clusters(opts, lambda config: make_cluster(opts, config), secret)
+        clusters.load()
+    except (cluster_config.ConfigError, CsrfKeyError) as exc:
         log.critical("%s", exc)
         return 1
-    cluster = make_cluster(opts, config)
+    default = clusters.default
     try:
-        version = await check_apiserver(cluster)
+        version = await check_apiserver(default.api)
     except ApiError as exc:
         log.critical("cannot reach the API server at %s: %s. Check --apiserver-host, "
-                     "--kubeconfig or the in-cluster configuration.", config.host, exc.message)
+                     "--kubeconfig or the in-cluster configuration.", default.api.config.host,
+                     exc.message)
         return 1
-    log.info("%s %s: API server %s answers, version %s", PRODUCT, VERSION, config.host, version)
+    default.version, default.reachable = version, True
+    log.info("%s %s: API server %s answers, version %s", PRODUCT, VERSION,
+             default.api.config.host, version)
+    if len(clusters) > 1:
+        log.info("serving %d clusters: %s (default %s), each under /clusters/{name}/",
+                 len(clusters), ", ".join(c.name for c in clusters), default.name)
     # Before the first request can be served: a SIGTERM right after /readyz said 200 (the cache
     # may sync before its start() returns) must drain, not kill the process.
     first_signal, later_signal = catch_signals()
     try:
-        ctx = server.make_context(opts, cluster, Telemetry(runtime=True))
+        ctx = server.make_context(opts, clusters, Telemetry(runtime=True))
         looplag.LoopLag(ctx.telemetry.registry).start()
         bounded.warn_without_libyaml()
         servers = listen(server.make_app(ctx), opts)
-    except (CsrfKeyError, LocaleConfigError, OidcConfigError, tls.TlsError, OSError) as exc:
+    except (LocaleConfigError, OidcConfigError, tls.TlsError, OSError) as exc:
         log.critical("%s", exc)
         return 1
     if servers is None:
         log.critical("nothing to serve on: give --tls-cert-file/--tls-key-file, "
                      "--auto-generate-certificates or --insecure-bind-address")
         return 1
-    if ctx.sidecar is not None:
-        ctx.sidecar.start()
-    if ctx.cache is not None:
-        await ctx.cache.start()
-        ctx.lifecycle.cache_started = True
+    # The default cluster starts now (readiness waits for its cache); the others on first use.
+    await default.start()
+    ctx.lifecycle.cache_started = True
+    default.use()
+    clusters.start_upkeep()
     received = await first_signal
     log.info("stopping (%s)", signal.Signals(received).name)
     drain = opts.drain_period if received == signal.SIGTERM else 0.0
-    await lifecycle.shut_down(ctx.lifecycle, servers, ctx.terminals, drain,
+    await lifecycle.shut_down(ctx.lifecycle, servers, [c.terminals for c in clusters], drain,
                               opts.grace_period, later_signal)
-    if ctx.sidecar is not None:
-        ctx.sidecar.stop()
-    if ctx.cache is not None:
-        lifecycle.quiet_cancelled_fetches()
-        ctx.cache.stop()
-    cluster.shutdown()
+    lifecycle.quiet_cancelled_fetches()
+    clusters.stop()
     return 0
 
 

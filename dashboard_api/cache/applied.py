@@ -238,7 +238,7 @@ async def _settled(cache, waiter, resource, method, path, timeout):
 async def deleted(handler, group, plural, objects):
     """After a handler saw ``objects`` gone from the API server by other means than its own
     DELETE (a drain's evictions): waits until the cache applied their deletions too."""
-    cache = handler.ctx.cache
+    cache = handler.cluster.cache
     timeout = handler.ctx.options.read_your_writes_timeout
     store = cache.synced_store(group, plural) if cache is not None else None
     try:
@@ -250,7 +250,7 @@ async def deleted(handler, group, plural, objects):
         if not all(seen):
             _lagging(handler, plural, timeout)
     finally:
-        handler.ctx.cluster.writes += 1
+        handler.cluster.api.writes += 1
 
 
 def _lagging(handler, plural, timeout):

@@ -8,9 +8,11 @@ STATES = ("syncing", "synced", "unavailable")
 
 
 class CacheCollector:
-    def __init__(self, cache, access):
-        self.cache = cache
-        self.access = access
+    """Every cluster's watch cache (``clusters``: clusters.registry.Clusters), each series
+    labelled with its ``cluster``; a cluster whose cache is off or let go has none."""
+
+    def __init__(self, clusters):
+        self.clusters = clusters
 
     def describe(self):
         return []
@@ -22,13 +24,18 @@ class CacheCollector:
                         "counter")
         restarts = Metric("dashboard_cache_watch_restarts",
                           "watches restarted or re-listed after an error or 410", "counter")
-        for kind, (current, held, applied, restarted) in sorted(self.cache.states().items()):
-            for name in STATES:
-                state.add_sample("dashboard_cache_state", {"kind": kind, "state": name},
-                                 1 if name == current else 0)
-            objects.add_sample("dashboard_cache_objects", {"kind": kind}, held)
-            events.add_sample("dashboard_cache_events_applied", {"kind": kind}, applied)
-            restarts.add_sample("dashboard_cache_watch_restarts", {"kind": kind}, restarted)
+        clusters = [(c.name, c.cache, c.source.access) for c in self.clusters]
+        for cluster, cache, _access in clusters:
+            if cache is None:
+                continue
+            for kind, (current, held, applied, restarted) in sorted(cache.states().items()):
+                labels = {"kind": kind, "cluster": cluster}
+                for name in STATES:
+                    state.add_sample("dashboard_cache_state", dict(labels, state=name),
+                                     1 if name == current else 0)
+                objects.add_sample("dashboard_cache_objects", labels, held)
+                events.add_sample("dashboard_cache_events_applied", labels, applied)
+                restarts.add_sample("dashboard_cache_watch_restarts", labels, restarted)
         stale = Metric("dashboard_cache_stale_seconds",
                        "seconds since the kind's store was last known current (0 while its "
                        "watch streams; during a re-list or a failed watch, since it ended)",
@@ -40,19 +47,22 @@ class CacheCollector:
         silent = Metric("dashboard_cache_watch_silent",
                         "watches closed and resumed for hearing nothing within "
                         "--watch-idle-timeout", "counter")
-        for kind, cached in sorted(self.cache.by_name.items()):
-            stale.add_sample("dashboard_cache_stale_seconds", {"kind": kind},
-                             round(cached.store.staleness(), 3))
-            if cached.reflector is not None:
-                quiet.add_sample("dashboard_cache_watch_quiet_seconds", {"kind": kind},
-                                 round(cached.reflector.quiet(), 3))
-                silent.add_sample("dashboard_cache_watch_silent", {"kind": kind},
-                                  cached.reflector.silent)
+        for cluster, cache, _access in clusters:
+            for kind, cached in sorted((cache.by_name if cache else {}).items()):
+                labels = {"kind": kind, "cluster": cluster}
+                stale.add_sample("dashboard_cache_stale_seconds", labels,
+                                 round(cached.store.staleness(), 3))
+                if cached.reflector is not None:
+                    quiet.add_sample("dashboard_cache_watch_quiet_seconds", labels,
+                                     round(cached.reflector.quiet(), 3))
+                    silent.add_sample("dashboard_cache_watch_silent", labels,
+                                      cached.reflector.silent)
         authz = Metric("dashboard_cache_authorization_checks",
                        "list rights answered from the authorization cache (hit) or asked of the "
                        "API server (miss)", "counter")
-        authz.add_sample("dashboard_cache_authorization_checks", {"result": "hit"},
-                         self.access.hits)
-        authz.add_sample("dashboard_cache_authorization_checks", {"result": "miss"},
-                         self.access.misses)
+        for cluster, _cache, access in clusters:
+            authz.add_sample("dashboard_cache_authorization_checks",
+                             {"result": "hit", "cluster": cluster}, access.hits)
+            authz.add_sample("dashboard_cache_authorization_checks",
+                             {"result": "miss", "cluster": cluster}, access.misses)
         return [state, objects, events, restarts, stale, quiet, silent, authz]

@@ -20,7 +20,6 @@ import kubernetes.client
 import kubernetes.config
 
 from dashboard_api.cluster.deadlines import pool_socket_options
-
 from dashboard_api.version import PRODUCT, VERSION
 
 USER_AGENT = "%s/%s" % (PRODUCT, VERSION)
@@ -102,24 +101,29 @@ def _pool(cfg, size):
     return client.rest_client.pool_manager
 
 
-def load(options):
-    """Builds the base configuration the way the flags ask for it."""
+def load(options, kubeconfig=None, context=None, overrides=True):
+    """Builds one cluster's configuration: from ``kubeconfig`` (its ``context``, else its
+    current one), else the in-cluster service account unless --apiserver-host says where.
+    With ``overrides`` (the default cluster), --apiserver-host, --apiserver-ca-bundle and
+    --apiserver-skip-tls-verify apply on top."""
     cfg = kubernetes.client.Configuration()
+    host = options.apiserver_host if overrides else None
     try:
-        if options.kubeconfig:
-            kubernetes.config.load_kube_config(config_file=options.kubeconfig,
+        if kubeconfig:
+            kubernetes.config.load_kube_config(config_file=kubeconfig, context=context,
                                                client_configuration=cfg)
-        elif not options.apiserver_host:
+        elif not host:
             kubernetes.config.load_incluster_config(client_configuration=cfg)
     except Exception as exc:  # the loaders raise several unrelated types
-        where = options.kubeconfig or "the in-cluster service account"
+        where = kubeconfig or "the in-cluster service account"
         raise ConfigError("cannot load cluster configuration from %s: %s" % (where, exc)) from exc
-    if options.apiserver_host:
-        cfg.host = options.apiserver_host
-    if options.apiserver_ca_bundle:
-        cfg.ssl_ca_cert = options.apiserver_ca_bundle
-    if options.apiserver_skip_tls_verify:
-        cfg.verify_ssl = False
+    if overrides:
+        if options.apiserver_host:
+            cfg.host = options.apiserver_host
+        if options.apiserver_ca_bundle:
+            cfg.ssl_ca_cert = options.apiserver_ca_bundle
+        if options.apiserver_skip_tls_verify:
+            cfg.verify_ssl = False
     if not cfg.host:
         raise ConfigError("no API server address: give --apiserver-host or --kubeconfig")
     return ClusterConfig(cfg, pool_size=options.api_workers,

@@ -29,7 +29,7 @@ class AppDeploymentHandler(BaseHandler):
         handle = self.caller()
         spec = _object(self)
         namespace, deployment, service = appdeploy.app_objects(spec)
-        discovery = self.ctx.cluster.discovery
+        discovery = self.cluster.api.discovery
         deployments = await discovery.resolve(handle, "apps", "deployments", ("v1",))
         deployment["apiVersion"] = deployments.api_version
         await handle.request("POST", deployments.path(namespace), body=deployment)
@@ -58,7 +58,7 @@ class FromFileHandler(BaseHandler):
         docs = await bounded.run(appdeploy.documents, content) \
             if isinstance(content, str) and len(content) > bounded.OFF_LOOP_BYTES \
             else appdeploy.documents(content)
-        discovery = self.ctx.cluster.discovery
+        discovery = self.cluster.api.discovery
         created = self.audit_objects = []
         for index, doc in docs:
             what = "document %d (%s)" % (index, appdeploy.describe(doc))
@@ -98,7 +98,7 @@ class ValidateNameHandler(BaseHandler):
         if not isinstance(name, str) or not name or not isinstance(namespace, str) or \
                 not namespace:
             raise bad_request("name and namespace are required strings")
-        deployments = await self.ctx.cluster.discovery.resolve(handle, "apps", "deployments",
+        deployments = await self.cluster.api.discovery.resolve(handle, "apps", "deployments",
                                                                ("v1",))
         valid = True
         for path in (deployments.path(namespace, name),

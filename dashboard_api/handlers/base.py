@@ -31,7 +31,19 @@ class BaseHandler(tornado.web.RequestHandler):
 
     @property
     def ctx(self):
+        """The process's context (serving/context.py)."""
         return self.application.ctx
+
+    @property
+    def cluster(self):
+        """The cluster of the request's path (clusters/context.py): everything of a cluster a
+        handler reaches, it reaches through this."""
+        return self.request.cluster
+
+    def csrf_action(self, action):
+        """A CSRF token's action bound to this cluster: one issued for another cluster's
+        path is refused here."""
+        return "%s/%s" % (self.cluster.name, action)
 
     def set_default_headers(self):
         self.set_header("Content-Type", JSON)
@@ -54,13 +66,13 @@ class BaseHandler(tornado.web.RequestHandler):
         # line of its own, since the API server reads "a,b" in one line as one group "a,b".
         impersonation = tuple((name, value) for name, value in self.request.headers.get_all()
                               if is_impersonation_header(name))
-        return own_writes(self.ctx.cluster.handle(self.token(), impersonation), self.ctx.cache,
-                          self, self.ctx.options.read_your_writes_timeout)
+        return own_writes(self.cluster.api.handle(self.token(), impersonation),
+                          self.cluster.cache, self, self.ctx.options.read_your_writes_timeout)
 
     def reads(self):
         """The request's listing.Fetch (401 without a token); the list slots it holds are
         given back when the request ends, however it ends."""
-        fetch = self.ctx.pipeline.fetch(self.caller(), self.ctx.cluster)
+        fetch = self.cluster.pipeline.fetch(self.caller(), self.cluster.api)
         self._fetches.append(fetch)
         return fetch
 
@@ -86,7 +98,8 @@ class BaseHandler(tornado.web.RequestHandler):
         if action and self.ctx.csrf is not None:
             if route.needs_token("post"):
                 self.token()  # 401 first: an anonymous caller spends no CSRF token
-            self.ctx.csrf.validate(action, self.request.headers.get("X-CSRF-TOKEN"))
+            self.ctx.csrf.validate(self.csrf_action(action),
+                                   self.request.headers.get("X-CSRF-TOKEN"))
         await self._decode_large_body()
 
     _json = None  # (the decoded body,) once decoded
@@ -141,7 +154,7 @@ class BaseHandler(tornado.web.RequestHandler):
         if len(items or ()) < LARGE_LIST_ITEMS:
             self.write_json(out, status)
             return
-        body = await self.ctx.cluster.executor.run(encode_json, out)
+        body = await self.cluster.api.executor.run(encode_json, out)
         self._json_headers(status)
         self.finish(body)
 
@@ -210,6 +223,14 @@ class NotFoundHandler(BaseHandler):
 
     def prepare(self):
         raise ApiError(404, "the requested path %s was not found" % self.request.path)
+
+
+class UnknownClusterHandler(BaseHandler):
+    """/clusters/{name}/... of a name no cluster has (serving/server.py)."""
+
+    def prepare(self):
+        raise ApiError(404, "no cluster named %s is served here"
+                       % self.request.cluster_name[:100])
 
 
 # List responses of this many items or more are encoded in the executor (issue #19).

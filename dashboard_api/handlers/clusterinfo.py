@@ -27,7 +27,7 @@ def public_address(host):
 class ClusterHandler(BaseHandler):
     async def get(self):
         version = await self.caller().request("GET", "/version") or {}
-        self.write_json({"apiServer": public_address(self.ctx.cluster.config.host),
+        self.write_json({"apiServer": public_address(self.cluster.api.config.host),
                          "kubernetesVersion": str(version.get("gitVersion") or ""),
                          "platform": str(version.get("platform") or "")})
 

@@ -34,7 +34,7 @@ class DefinitionDetailHandler(ResourceHandler):
         if resource is not None:
             # A related read: a 403 leaves no objects and the error in the detail's errors.
             rel = await fetch.gather([Need("objects", resource, ALL)], Related())
-            objects = await self.ctx.pipeline.assemble(fetch, object_kind(definition, resource),
+            objects = await self.cluster.pipeline.assemble(fetch, object_kind(definition, resource),
                                              rel["objects"], ALL, FIRST_TEN)
         out = crds.detail(definition, objects)
         out["errors"] = fetch.errors
@@ -61,7 +61,7 @@ class ObjectListHandler(CustomObjectHandler):
         definition, resource = await self.definition(fetch, crd)
         namespaces = Namespaces.parse(namespace) if resource.namespaced else ALL
         raw = await fetch.list(resource, namespaces)
-        out = await self.ctx.pipeline.assemble(fetch, object_kind(definition, resource), raw, namespaces,
+        out = await self.cluster.pipeline.assemble(fetch, object_kind(definition, resource), raw, namespaces,
                                      query)
         out["typeMeta"] = crds.list_type_meta(definition)
         self.write_json(out)
@@ -80,7 +80,7 @@ class ObjectEventsHandler(CustomObjectHandler):
     async def get(self, namespace, crd, name):
         fetch, query = self.start()
         _, obj = await self.parent(fetch, namespace, crd, name)
-        self.write_json(await self.ctx.pipeline.sublist(fetch, obj, events.RESOURCE_EVENTS, query,
+        self.write_json(await self.cluster.pipeline.sublist(fetch, obj, events.RESOURCE_EVENTS, query,
                                               self.arg))
 
 

@@ -64,7 +64,7 @@ class DrainHandler(BaseHandler):
 
     async def _eviction_sender(self, handle, opts):
         """An async ``send(pod) -> (status, message)`` that evicts (or deletes) one pod."""
-        discovery = self.ctx.cluster.discovery
+        discovery = self.cluster.api.discovery
         pods = await discovery.resolve(handle, "", "pods")
         versions = await discovery.versions(handle, "policy")
         version = next((v for v in ("v1", "v1beta1") if v in versions), None)

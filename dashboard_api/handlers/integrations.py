@@ -23,7 +23,7 @@ class _IntegrationBase(BaseHandler):
     def integration(self, integration_id):
         if integration_id != SIDECAR:
             raise not_found("integration %s does not exist" % integration_id)
-        client = self.ctx.sidecar
+        client = self.cluster.sidecar
         if client is None:
             raise not_found("integration %s is not enabled (proxy mode or --metrics-provider "
                             "none)" % integration_id)

@@ -114,7 +114,7 @@ class LogHandler(LogsBase):
         compat = self.ctx.options.web_ui_compat
         await self.read_log(fetch, pods, pod_obj, container, previous, extra, buffer, compat)
         # Splitting, parsing and selecting 5,000 lines takes tens of ms: not on the event loop.
-        self.write_json(await self.ctx.cluster.executor.run(
+        self.write_json(await self.cluster.api.executor.run(
             log_page, plan, bytes(buffer.data), buffer.lost_oldest, since, pod, container,
             selection, timestamps, compat))
 
@@ -128,7 +128,7 @@ class LogHandler(LogsBase):
             if previous:
                 require_previous(pod_obj, container)
             stream = await open_log(fetch.handle, pods, namespace, pod, container, previous,
-                                    extra, self.ctx.cluster.timeout)
+                                    extra, self.cluster.api.timeout)
         except ApiError as exc:
             if not compat or exc.code == 401:
                 raise
@@ -189,7 +189,7 @@ class LogFileHandler(LogsBase):
             require_previous(pod_obj, container)
         extra = {"timestamps": "true"} if timestamps else {}
         stream = await open_log(fetch.handle, pods, namespace, pod, container, previous, extra,
-                                self.ctx.cluster.timeout)
+                                self.cluster.api.timeout)
         try:
             self.set_header("Content-Type", "text/plain; charset=utf-8")
             self.set_header("Content-Disposition", 'attachment; filename="logs-from-%s-in-%s%s.log"'

@@ -48,7 +48,7 @@ def checked_object(obj, resource, namespace, name):
 class RawHandler(BaseHandler):
     async def target(self, kind, namespace, name):
         handle = self.caller()
-        resource = await targets.resolve(self.ctx.cluster, handle, kind)
+        resource = await targets.resolve(self.cluster.api, handle, kind)
         targets.check_scope(resource, namespace, kind)
         return handle, resource, resource.path(namespace, name)
 
@@ -64,7 +64,7 @@ class RawHandler(BaseHandler):
         obj = checked_object(self.json_body(), resource, namespace, name)
         # The body's own version of the group, which the server must serve.
         try:
-            resource = await self.ctx.cluster.discovery.by_kind(handle, obj["apiVersion"],
+            resource = await self.cluster.api.discovery.by_kind(handle, obj["apiVersion"],
                                                                 obj["kind"])
         except ApiError as exc:
             if exc.code != 404:

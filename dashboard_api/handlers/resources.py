@@ -33,21 +33,21 @@ class ResourceHandler(BaseHandler):
 class ListHandler(ResourceHandler):
     async def get(self, namespace=None):
         fetch, query = self.start()
-        await self.write_list(await self.ctx.pipeline.list_kind(
+        await self.write_list(await self.cluster.pipeline.list_kind(
             fetch, self.kind, Namespaces.parse(namespace), query))
 
 
 class DetailHandler(ResourceHandler):
     async def get(self, name, namespace=None):
         fetch, query = self.start()
-        self.write_json(await self.ctx.pipeline.detail(fetch, self.kind, namespace, name, query, self.arg))
+        self.write_json(await self.cluster.pipeline.detail(fetch, self.kind, namespace, name, query, self.arg))
 
 
 class SublistHandler(ResourceHandler):
     async def get(self, name, namespace=None):
         fetch, query = self.start()
         parent = await fetch.get(self.kind, namespace, name)
-        await self.write_list(await self.ctx.pipeline.sublist(
+        await self.write_list(await self.cluster.pipeline.sublist(
             fetch, parent, self.kind.sublist(self.suffix), query, self.arg))
 
 
@@ -59,7 +59,7 @@ class AutoscalersHandler(ResourceHandler):
         hpa = kinds.get("horizontalpodautoscaler")
         raw = [h for h in await fetch.list(hpa, Namespaces.one(namespace))
                if autoscaling.targets(h, kind, name)]
-        self.write_json(await self.ctx.pipeline.assemble(fetch, hpa, raw, Namespaces.one(namespace), query))
+        self.write_json(await self.cluster.pipeline.assemble(fetch, hpa, raw, Namespaces.one(namespace), query))
 
 
 def routes_of(kind):

@@ -25,7 +25,7 @@ def counts(scale):
 class ScaleHandler(BaseHandler):
     async def target(self, kind, namespace, name):
         handle = self.caller()
-        resource = await targets.resolve(self.ctx.cluster, handle, kind)
+        resource = await targets.resolve(self.cluster.api, handle, kind)
         if "scale" not in resource.subresources:
             raise bad_request("%s has no scale subresource" % kind)
         targets.check_scope(resource, namespace, kind)

@@ -129,7 +129,7 @@ class SettingsStore:
 class _SettingsBase(BaseHandler):
     @property
     def store(self):
-        return self.ctx.settings
+        return self.cluster.settings
 
 
 class GlobalSettingsHandler(_SettingsBase):

@@ -50,7 +50,7 @@ def container_names(pod):
 class ShellHandler(BaseHandler):
     async def get(self, namespace, pod, container):
         handle = self.caller()
-        sessions = self.ctx.terminals
+        sessions = self.cluster.terminals
         check_names(namespace, pod, container)
         sessions.check(caller_key(self.token()))  # early, to spare the API server
         # An absent or unknown shell is not an error: then every shell is tried in turn.

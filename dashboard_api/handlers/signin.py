@@ -29,7 +29,7 @@ LOGIN_MAX_BODY = 256 * 1024
 
 class CsrfTokenHandler(BaseHandler):
     def get(self, action):
-        self.write_json({"token": self.ctx.csrf.issue(action)})
+        self.write_json({"token": self.ctx.csrf.issue(self.csrf_action(action))})
 
 
 class LoginHandler(BaseHandler):
@@ -56,7 +56,7 @@ class LoginHandler(BaseHandler):
             raise unauthorized()
         if not _TOKEN.match(token):
             raise unauthorized()
-        await self.ctx.cluster.handle(token).request("GET", "/version")
+        await self.cluster.api.handle(token).request("GET", "/version")
         if tokens is not None and own_client:
             # Refreshed from now on as a browser sign-in is (handlers/oidc.py).
             set_refresh_cookie(self, self.ctx.oidc, tokens)

@@ -45,7 +45,7 @@ class WorkloadHandler(BaseHandler):
 
     async def resource(self, handle, name=None):
         row = kinds.get(name or self.kind)
-        return await self.ctx.cluster.discovery.resolve(handle, row.group, row.plural,
+        return await self.cluster.api.discovery.resolve(handle, row.group, row.plural,
                                                         row.versions)
 
     async def change(self, namespace, name, change):

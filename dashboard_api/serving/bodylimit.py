@@ -14,6 +14,7 @@ import logging
 import tornado.httputil
 import ujson
 
+from dashboard_api.clusters import split_path
 from dashboard_api.serving.errors import ApiError
 
 log = logging.getLogger("dashboard_api.bodylimit")
@@ -43,7 +44,7 @@ class BodyLimit(tornado.httputil.HTTPMessageDelegate):
 
     def headers_received(self, start_line, headers):
         self.path = getattr(start_line, "path", "")
-        path = self.path.split("?", 1)[0]
+        path = split_path(self.path.split("?", 1)[0])[1]  # the path within its cluster
         method = getattr(start_line, "method", "")
         for route_method, pattern, limit in self.route_limits:
             if limit < self.limit and route_method == method and pattern.match(path):

@@ -55,9 +55,11 @@ class Lifecycle:
         self.in_flight = max(0, self.in_flight - 1)
 
 
-async def shut_down(lifecycle, servers, terminals, drain, grace, hurry):
-    """Goes away as the module doc says. `hurry` is an asyncio.Event set by a later signal;
-    `drain` is skipped when it is 0 (SIGINT)."""
+async def shut_down(lifecycle, servers, sessions, drain, grace, hurry):
+    """Goes away as the module doc says. `sessions`: the terminal sessions of every cluster;
+    `hurry` is an asyncio.Event set by a later signal; `drain` is skipped when it is 0
+    (SIGINT)."""
+    sessions = [s for s in sessions if s is not None]
     deadline = lifecycle.clock() + grace
     lifecycle.stopping = True
     if drain > 0:
@@ -66,11 +68,13 @@ async def shut_down(lifecycle, servers, terminals, drain, grace, hurry):
         await _wait_for(hurry, min(drain, grace))
     for server in servers:
         server.stop()
-    if terminals is not None and terminals.running:
-        log.info("closing %d terminals", len(terminals.running))
-        terminals.close_all(RESTARTING)
+    running = sum(len(s.running) for s in sessions)
+    if running:
+        log.info("closing %d terminals", running)
+        for terminals in sessions:
+            terminals.close_all(RESTARTING)
     while not hurry.is_set() and lifecycle.clock() < deadline:
-        if lifecycle.in_flight == 0 and (terminals is None or not terminals.running):
+        if lifecycle.in_flight == 0 and not any(s.running for s in sessions):
             break
         await _wait_for(hurry, POLL_SECONDS)
     else:

@@ -133,7 +133,21 @@ def parser():
     kube.add_argument("--apiserver-host", default=None,
                       help="API server address (overrides in-cluster config)")
     kube.add_argument("--kubeconfig", default=None,
-                      help="client config file for out-of-cluster use")
+                      help="client config file(s) for out-of-cluster use (several joined by "
+                           "':' as in $KUBECONFIG): every context is a cluster, served under "
+                           "/clusters/{context}/, the current context also at the root")
+    kube.add_argument("--cluster", dest="clusters", action="append", default=[],
+                      metavar="NAME=KUBECONFIG[:CONTEXT]",
+                      help="one more cluster, served under /clusters/NAME/ (repeatable)")
+    kube.add_argument("--default-cluster", default=None, metavar="NAME",
+                      help="the cluster served at the root (default: the kubeconfig's "
+                           "current context)")
+    kube.add_argument("--cluster-idle-timeout", type=duration, default=duration("30m"),
+                      help="a cluster other than the default unused this long lets its watch "
+                           "cache go until next used (0: never)")
+    kube.add_argument("--cluster-config-poll", type=duration, default=duration("10s"),
+                      help="how often the kubeconfig files are re-read for clusters added, "
+                           "changed or removed (0: never)")
     _flag(kube, "--apiserver-skip-tls-verify", help="skip TLS verification toward the API server")
     kube.add_argument("--apiserver-ca-bundle", default=None, help="CA bundle of the API server")
     _flag(kube, "--proxy", "--act-as-proxy",

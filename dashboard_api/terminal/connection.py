@@ -128,22 +128,28 @@ class Gate:
 def connection_class(sessions=None, limit=None, proxies=None, unbound_limit=None,
                      per_client=UNBOUND_PER_CLIENT):
     """The connection class of one SockJS endpoint, with a gate of its own, binding the ids
-    of `sessions` (sessions.Sessions; None binds nothing); `proxies` (proxies.TrustedProxies)
-    says which client a connection comes from."""
+    of `sessions` (sessions.Sessions, or a function of the connection's path giving its
+    cluster's; None binds nothing); `proxies` (proxies.TrustedProxies) says which client a
+    connection comes from."""
     gate = Gate(default_limit() if limit is None else limit, unbound_limit, per_client)
+    sessions_of = sessions if callable(sessions) else (lambda _path: sessions)
     return type("TerminalConnection", (TerminalConnection,), {
-        "gate": gate, "sessions": sessions, "proxies": proxies or proxies_mod.NONE})
+        "gate": gate, "sessions_of": staticmethod(sessions_of),
+        "proxies": proxies or proxies_mod.NONE})
 
 
 class TerminalConnection(SockJSConnection):
     gate = None  # set by connection_class()
-    sessions = None  # set by connection_class()
+    sessions_of = staticmethod(lambda _path: None)  # set by connection_class()
+    sessions = None  # those of the connection's cluster, from its path (on_open)
     proxies = proxies_mod.NONE  # set by connection_class()
     terminal = None
     _entered = False
     _bind_timer = None
 
     def on_open(self, info):
+        # The cluster of the path the connection was opened on: an id binds only there.
+        self.sessions = self.sessions_of(info.path)
         client = self.proxies.client(info.headers, info.ip)
         self._entered = self.gate.admit_unbound(self, client)
         if not self._entered:

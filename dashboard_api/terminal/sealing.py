@@ -124,8 +124,11 @@ class Box:
 
 
 class Sealer:
-    def __init__(self, secret):
-        self._box = Box(secret, PURPOSE)
+    """Seals tickets for one cluster: ``cluster`` (its name) is bound into the purpose, so an
+    id sealed for one cluster never opens on another."""
+
+    def __init__(self, secret, cluster=""):
+        self._box = Box(secret, PURPOSE + (b" cluster " + cluster.encode() if cluster else b""))
 
     def seal(self, ticket):
         """The id of `ticket`; every call gives a different id (a random nonce)."""

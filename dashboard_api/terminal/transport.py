@@ -30,6 +30,7 @@ import warnings
 
 import tornado.web
 
+from dashboard_api.clusters import split_path
 from dashboard_api.terminal import owner as owner_mod
 
 with warnings.catch_warnings():
@@ -154,6 +155,9 @@ class _OwnSession(_OwnOrigin):
                                 getattr(session, "owner", None)):
                 raise tornado.web.HTTPError(403, "this terminal connection belongs to "
                                                  "another client")
+            if getattr(session, "cluster", None) != split_path(self.request.path)[0]:
+                raise tornado.web.HTTPError(403, "this terminal connection belongs to "
+                                                 "another cluster")
         elif isinstance(self, transports.XhrSendHandler):
             pass  # no such session: the library answers 404
         else:  # this request opens the session: its answer carries the secret
@@ -168,6 +172,7 @@ class _OwnSession(_OwnOrigin):
         # absent is made here, by this request.
         attached = super()._attach_session(session_id, start_heartbeat)
         if self._owner_nonce is not None and self.session is not None:
+            self.session.cluster = split_path(self.request.path)[0]
             self.session.owner = self._owner_nonce
         return attached
 

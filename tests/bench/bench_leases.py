@@ -53,7 +53,7 @@ def cpu_seconds(pid):
 
 def events_applied(gateway, kind="lease"):
     text = gateway.get("/metrics").data.decode()
-    m = re.search(r'^dashboard_cache_events_applied\{kind="%s"\} (\S+)$' % kind, text, re.M)
+    m = re.search(r'^dashboard_cache_events_applied\{cluster="[^"]+",kind="%s"\} (\S+)$' % kind, text, re.M)
     return float(m.group(1)) if m else 0.0
 
 
@@ -152,8 +152,8 @@ def wait_lease_synced(gateway, count, timeout=120):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         text = gateway.get("/metrics").data.decode()
-        m = re.search(r'^dashboard_cache_objects\{kind="lease"\} (\S+)$', text, re.M)
-        s = re.search(r'^dashboard_cache_state\{kind="lease",state="synced"\} (\S+)$', text,
+        m = re.search(r'^dashboard_cache_objects\{cluster="[^"]+",kind="lease"\} (\S+)$', text, re.M)
+        s = re.search(r'^dashboard_cache_state\{cluster="[^"]+",kind="lease",state="synced"\} (\S+)$', text,
                       re.M)
         if m and s and float(s.group(1)) == 1 and float(m.group(1)) >= count:
             return

@@ -557,7 +557,7 @@ def expectations(api, raw):
             "versions": {p["metadata"]["name"]: p["metadata"]["resourceVersion"] for p in pods}}
 
 
-_STATE = re.compile(r'^dashboard_cache_state\{kind="([a-z]+)",state="synced"\} 1', re.M)
+_STATE = re.compile(r'^dashboard_cache_state\{cluster="[^"]+",kind="([a-z]+)",state="synced"\} 1', re.M)
 
 
 def wait_synced(gw, timeout):

@@ -395,8 +395,8 @@ def clients(gw, sort, seconds, count=CLIENTS):
 def gateway_restarts(gw):
     text = pool().request("GET", gw.url + "/metrics").data.decode()
     for line in text.splitlines():
-        if line.startswith('dashboard_cache_watch_restarts_total{kind="pod"}') or \
-                line.startswith('dashboard_cache_watch_restarts{kind="pod"}'):
+        if line.startswith(('dashboard_cache_watch_restarts_total{',
+                            'dashboard_cache_watch_restarts{')) and 'kind="pod"' in line:
             return float(line.split()[-1])
     return 0.0
 

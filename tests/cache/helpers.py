@@ -5,9 +5,10 @@ import time
 
 
 def series(gateway, name):
-    """{labels text: value} of one /metrics series."""
+    """{labels text: value} of one /metrics series of a one-cluster gateway (the labels
+    without ``cluster``)."""
     text = gateway.get("/metrics").data.decode()
-    return {m.group(1): float(m.group(2))
+    return {re.sub(r'cluster="[^"]*",?', "", m.group(1)): float(m.group(2))
             for m in re.finditer(r"^%s\{([^}]*)\} (\S+)$" % re.escape(name), text, re.M)}
 
 

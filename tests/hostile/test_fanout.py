@@ -25,7 +25,7 @@ RBAC = "/apis/rbac.authorization.k8s.io/v1/namespaces/%s/rolebindings"
 
 def reviews_made(gw):
     text = gw.get("/metrics").data.decode()
-    found = re.search(r'^dashboard_cache_authorization_checks\{result="miss"\} (\S+)$', text,
+    found = re.search(r'^dashboard_cache_authorization_checks\{cluster="[^"]+",result="miss"\} (\S+)$', text,
                       re.M)
     assert found, text[-2000:]
     return int(float(found.group(1)))

@@ -212,7 +212,7 @@ def test_the_manifests_identity_serves_lists_and_a_terminal(cluster, admin_token
         try:
             gw.wait_cache_synced(timeout=60)
             text = gw.get("/metrics").data.decode()
-            assert re.search(r'^dashboard_cache_state\{kind="pod",state="synced"\} 1', text,
+            assert re.search(r'^dashboard_cache_state\{cluster="[^"]+",kind="pod",state="synced"\} 1', text,
                              re.M), text
             pods = gw.get("/api/v1/pod/" + web_pod, token=admin_token)
             assert pods.status == 200, pods

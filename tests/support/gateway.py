@@ -126,7 +126,7 @@ class Gateway:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             text = self.get("/metrics").data.decode()
-            states = re.findall(r'^dashboard_cache_state\{kind="[^"]+",state="syncing"\} (\S+)$',
+            states = re.findall(r'^dashboard_cache_state\{cluster="[^"]+",kind="[^"]+",state="syncing"\} (\S+)$',
                                 text, re.M)
             if states and all(float(v) == 0 for v in states):
                 return

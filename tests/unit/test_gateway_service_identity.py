@@ -18,7 +18,7 @@ def load(tmp_path, proxy=False):
     path.write_text(KUBECONFIG)
     return config.load(argparse.Namespace(
         kubeconfig=str(path), apiserver_host=None, apiserver_ca_bundle=None,
-        apiserver_skip_tls_verify=False, api_workers=2, proxy=proxy))
+        apiserver_skip_tls_verify=False, api_workers=2, proxy=proxy), kubeconfig=str(path))
 
 
 def test_service_headers_carry_the_kubeconfig_token(tmp_path):

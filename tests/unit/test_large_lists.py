@@ -22,7 +22,7 @@ class _Handler:
 
     def __init__(self):
         self.executor = _Executor()
-        self.ctx = type("Ctx", (), {"cluster": type("Cluster", (), {
+        self.cluster = type("ClusterContext", (), {"api": type("Cluster", (), {
             "executor": self.executor})()})()
         self.sent = []
 

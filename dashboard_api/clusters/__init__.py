@@ -1,0 +1,20 @@
+"""Many clusters behind one gateway (issue #28): every route of one cluster is served under
+``/clusters/{name}/``, the default cluster's also at the root.
+
+``sources`` says which clusters are configured, ``context`` holds what belongs to one cluster,
+``registry`` keeps them (started on first use, let go when idle, following the kubeconfig files).
+"""
+
+import re
+
+PREFIX = "/clusters/"
+_PATH = re.compile(r"^/clusters/([^/]+)(/.*)?$")
+
+
+def split_path(path):
+    """(cluster name, the path within the cluster) of a request path; (None, path) at the root
+    (the default cluster). ``/clusters/a`` is (a, "/")."""
+    match = _PATH.match(path)
+    if match is None:
+        return None, path
+    return match.group(1), match.group(2) or "/"

@@ -1,0 +1,154 @@
+"""What belongs to one cluster: its API client, discovery, watch cache, list pipeline, access
+answers, settings, metrics sidecar and terminal sessions.
+
+A handler is given the ClusterContext of its request's path (serving/server.py) and reaches
+nothing of a cluster through anything else, so that one cluster's objects, answers, budgets and
+faults never meet another's.
+"""
+
+import asyncio
+import logging
+import time
+
+from dashboard_api import terminal
+from dashboard_api.cache import WatchCache
+from dashboard_api.cache.access import Access
+from dashboard_api.cache.passthrough import ChunkedList, ListSlots
+from dashboard_api.cache.source import CacheSource, NamespaceCandidates
+from dashboard_api.handlers.settings import SettingsStore
+from dashboard_api.listing import Pipeline
+from dashboard_api.metrics import lists as metric_lists
+from dashboard_api.metrics.sidecar import SidecarClient
+from dashboard_api.metrics.sidecar import read_token as read_sidecar_token
+
+log = logging.getLogger("dashboard_api")
+
+
+class ClusterContext:
+    """``name`` (its path segment), ``api`` (cluster.Cluster: pools, executor, rate limit,
+    discovery), ``default`` (served at the root too), ``settings``, ``sidecar`` (None when
+    metrics are off), ``cache`` (None when off), ``source`` and ``pipeline`` (the list
+    pipeline over the cache or the caller's own LISTs), ``terminals``.
+
+    The watch cache and the sidecar client start on first use (``use``); ``sleep`` lets them go
+    after an idle time and the next use starts them afresh."""
+
+    def __init__(self, name, api, options, secret, default=False, fingerprint="",
+                 clock=time.monotonic):
+        self.name = name
+        self.api = api
+        self.options = options
+        self.default = default
+        self.fingerprint = fingerprint
+        self.clock = clock
+        self.settings = SettingsStore(api, options.namespace, options.settings_config_map_name)
+        self.terminals = terminal.make_sessions(api, secret, name)
+        self.version = None     # the API server's gitVersion, once it answered
+        self.reachable = None   # whether it answered last time it was asked (None: not asked)
+        self.last_used = clock()
+        self._starting = None   # the task of start(), once used
+        self._build()
+
+    def _build(self):
+        self.cache, self.source = make_source(self.options, self.api, self.settings)
+        self.sidecar = make_sidecar(self.options, self.api, self.default)
+        self.pipeline = make_pipeline(self.source, self.sidecar,
+                                      web_ui=self.options.web_ui_compat)
+
+    @property
+    def started(self):
+        return self._starting is not None
+
+    def use(self):
+        """Marks the cluster used now and starts its cache and sidecar the first time (in the
+        background: until its kinds have synced, lists wait for them or pass through)."""
+        self.last_used = self.clock()
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self.start())
+        return self
+
+    async def start(self):
+        if self._starting is None:
+            self._starting = asyncio.current_task()
+        if self.sidecar is not None:
+            self.sidecar.start()
+        if self.cache is not None:
+            try:
+                await self.cache.start()
+            except Exception:  # discovery of a cluster that is down: lists pass through
+                log.warning("cluster %s: the watch cache did not start", self.name,
+                            exc_info=True)
+
+    def idle_for(self):
+        return self.clock() - self.last_used
+
+    def sleep(self):
+        """Lets the cache and the sidecar client go (a cluster unused for the idle time);
+        kept while a terminal runs. Returns whether it slept."""
+        if self._starting is None or self.terminals.running:
+            return False
+        log.info("cluster %s unused for %ds: its watch cache is let go until next used",
+                 self.name, self.idle_for())
+        self._stop_services()
+        self._starting = None
+        self._build()
+        return True
+
+    def stop(self):
+        """For good: the cluster is removed or the process exits."""
+        self.terminals.close_all("This cluster is no longer served here.")
+        self._stop_services()
+        self.api.shutdown()
+
+    def _stop_services(self):
+        if self._starting is not None and not self._starting.done():
+            self._starting.cancel()
+        if self.sidecar is not None:
+            self.sidecar.stop()
+        if self.cache is not None:
+            self.cache.stop()
+
+    def cache_state(self):
+        """``off``, ``stopped`` (not used yet, or let go), ``syncing``, ``synced``."""
+        if self.cache is None:
+            return "off"
+        if self._starting is None:
+            return "stopped"
+        return "synced" if self.cache.registered.is_set() and self.cache.synced() \
+            else "syncing"
+
+
+def make_sidecar(options, api, default=True):
+    """The sidecar client, or None where the metrics integration is off. --sidecar-host is
+    the default cluster's sidecar; another cluster's is reached through its own API server's
+    service proxy."""
+    if options.proxy or options.metrics_provider == "none":
+        return None
+    token_file = getattr(options, "sidecar_token_file", None)
+    return SidecarClient(api, options.sidecar_host if default else None, options.namespace,
+                         options.metrics_scraper_service_name,
+                         options.metric_client_check_period,
+                         token=read_sidecar_token(token_file) if token_file else None)
+
+
+def make_source(options, api, settings):
+    """(the watch cache or None, the list source): the cache unless it is turned off or the
+    service has no identity of its own (--proxy); pass-through lists are bounded either way."""
+    use_cache = options.watch_cache and not options.proxy
+    cache = WatchCache(api, opt_in=options.watch_cache_opt_in,
+                       idle=options.watch_idle_timeout) if use_cache else None
+    candidates = NamespaceCandidates(api, settings, cache)
+    passthrough = ChunkedList(
+        slots=ListSlots(options.max_large_lists, options.large_list_wait),
+        access=Access(options.access_cache_ttl), candidates=candidates)
+    if cache is None:
+        return None, passthrough
+    return cache, CacheSource(cache, passthrough, candidates, sync_wait=options.cache_sync_wait)
+
+
+def make_pipeline(source, sidecar, web_ui=False):
+    """A cluster's list pipeline: its source, selection cache and decorators (metrics in
+    lists and details, with ``sidecar``; None: metrics off; upstream's shapes for the web UI
+    with ``web_ui``), built once per cluster."""
+    metrics = metric_lists.MetricsDecorator(sidecar, web_ui)
+    return Pipeline(source, decorators=[metrics], detail_decorators=[metrics.detail])

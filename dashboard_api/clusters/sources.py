@@ -1,0 +1,143 @@
+"""Which clusters the gateway serves: every context of the kubeconfig files, ``--cluster``
+entries, or the pod's own cluster.
+
+A cluster is named by its kubeconfig context (``--cluster NAME=...`` names its own; in a pod
+without a kubeconfig, the pod's cluster is ``in-cluster``). The name is a path segment
+(``/clusters/{name}/``), so characters a path segment cannot carry plainly become ``-``.
+
+Each entry carries a fingerprint of what it connects with (server, CA, credentials), so that a
+re-read of the files tells a changed cluster from an unchanged one without keeping secrets.
+"""
+
+import hashlib
+import json
+import os
+import re
+
+import kubernetes.config
+import yaml
+
+from dashboard_api.cluster import config as cluster_config
+
+IN_CLUSTER = "in-cluster"
+FLAGS_ONLY = "default"  # the name of the one cluster of --apiserver-host without a kubeconfig
+_UNSAFE = re.compile(r"[^A-Za-z0-9._@:~-]")
+
+
+class Entry:
+    """One cluster as configured: ``kubeconfig`` (None: in-cluster or flags only) and
+    ``context`` within it; ``fingerprint`` changes when what it connects with changes."""
+
+    def __init__(self, name, kubeconfig=None, context=None, fingerprint=""):
+        self.name = name
+        self.kubeconfig = kubeconfig
+        self.context = context
+        self.fingerprint = fingerprint
+
+    def __repr__(self):
+        return "Entry(%r, %r, %r)" % (self.name, self.kubeconfig, self.context)
+
+
+def path_name(name):
+    """``name`` as a path segment: characters outside [A-Za-z0-9._@:~-] become ``-``."""
+    name = _UNSAFE.sub("-", name)[:100]
+    return "-" + name if name in ("", ".", "..") else name
+
+
+def parse_cluster_flag(text):
+    """``NAME=KUBECONFIG[:CONTEXT]`` -> (name, kubeconfig, context or None)."""
+    name, sep, rest = text.partition("=")
+    if not sep or not name or not rest:
+        raise ValueError("expected NAME=KUBECONFIG[:CONTEXT]")
+    path, _, context = rest.partition(":")
+    return name, path, context or None
+
+
+def read(options):
+    """(entries in order, the default cluster's name). Raises cluster_config.ConfigError when a
+    file cannot be read or two clusters would share a name."""
+    entries = []
+    default = None
+    if options.kubeconfig:
+        contexts, current = _contexts(options.kubeconfig)
+        for context in contexts:
+            entries.append(Entry(path_name(context["name"]), options.kubeconfig,
+                                 context["name"], _fingerprint(context)))
+        if current:
+            default = path_name(current["name"])
+    elif options.apiserver_host:
+        entries.append(Entry(FLAGS_ONLY))
+    elif not getattr(options, "clusters", None):
+        entries.append(Entry(IN_CLUSTER))
+    for flag in getattr(options, "clusters", None) or ():
+        name, path, context_name = parse_cluster_flag(flag)
+        contexts, current = _contexts(path)
+        chosen = [c for c in contexts if c["name"] == (context_name or (current or {}).get("name"))]
+        if not chosen:
+            raise cluster_config.ConfigError("--cluster %s: no context %s in %s" % (
+                name, context_name or "(current)", path))
+        entries.append(Entry(path_name(name), path, chosen[0]["name"],
+                             _fingerprint(chosen[0])))
+    seen = set()
+    for entry in entries:
+        if entry.name in seen:
+            raise cluster_config.ConfigError(
+                "two clusters are named %s: name them apart (--cluster NAME=...)" % entry.name)
+        seen.add(entry.name)
+    wanted = getattr(options, "default_cluster", None)
+    if wanted:
+        if wanted not in seen:
+            raise cluster_config.ConfigError("--default-cluster %s: no such cluster (%s)" % (
+                wanted, ", ".join(e.name for e in entries)))
+        default = wanted
+    if default not in seen:
+        default = entries[0].name if entries else None
+    if default is None:
+        raise cluster_config.ConfigError("no cluster: the kubeconfig has no context")
+    return entries, default
+
+
+def load(entry, options, default):
+    """The cluster.config.ClusterConfig of ``entry``. --apiserver-host, --apiserver-ca-bundle
+    and --apiserver-skip-tls-verify apply to the default cluster only."""
+    return cluster_config.load(options, kubeconfig=entry.kubeconfig, context=entry.context,
+                               overrides=default)
+
+
+def _contexts(path):
+    """(contexts, current context) of a kubeconfig (or a KUBECONFIG-style list of them), each
+    context with the ``cluster`` and ``user`` sections it names under ``_sections``."""
+    try:
+        contexts, current = kubernetes.config.list_kube_config_contexts(config_file=path)
+        sections = _sections(path)
+    except Exception as exc:  # the loader raises several unrelated types
+        raise cluster_config.ConfigError("cannot read the kubeconfig %s: %s" % (path, exc)) \
+            from exc
+    for context in contexts or ():
+        named = context.get("context") or {}
+        context["_sections"] = (sections["clusters"].get(named.get("cluster")),
+                                sections["users"].get(named.get("user")))
+    return contexts or [], current
+
+
+def _sections(path):
+    """{"clusters": {name: section}, "users": {name: section}} over the files of ``path``,
+    the first file naming one winning (as kubectl merges them)."""
+    out = {"clusters": {}, "users": {}}
+    for one in path.split(os.pathsep):
+        if not one:
+            continue
+        with open(one, "rb") as f:
+            # An operator's own configuration, not a request's: read with the safe loader.
+            doc = yaml.safe_load(f) or {}
+        for key in out:
+            for item in doc.get(key) or ():
+                if isinstance(item, dict) and item.get("name") not in out[key]:
+                    out[key][item.get("name")] = item
+    return out
+
+
+def _fingerprint(context):
+    """A digest of the context and the cluster and user sections it names: it changes when the
+    address, CA or credentials of that cluster change, not when another context is added."""
+    return hashlib.sha256(json.dumps(context, sort_keys=True, default=str).encode()).hexdigest()
