@@ -56,8 +56,8 @@ def test_a_context_added_is_served_and_one_removed_is_gone(alpha, beta, tmp_path
             return [n["objectMeta"]["name"] for n in reply.json()["namespaces"]] == \
                 [beta.namespace]
         wait_for(served, timeout=WITHIN, interval=0.3, what="cluster gamma served")
-        clusters = gw.get("/api/v1/clusters", token=alpha.token).json()["clusters"]
-        assert {c["name"] for c in clusters} == {"alpha", "beta", "gamma"}, clusters
+        assert gw.get("/clusters/gamma/api/v1/pod/" + beta.namespace,
+                      token=beta.token).status == 200
 
         replace_kubeconfig(path, alpha=(alpha, None), beta=(beta, None))
         wait_for(lambda: gamma.get(listing, token=beta.token).status == 404, timeout=WITHIN,
@@ -66,5 +66,7 @@ def test_a_context_added_is_served_and_one_removed_is_gone(alpha, beta, tmp_path
         # The others are untouched.
         assert gw.get("/clusters/beta" + listing, token=beta.token).status == 200
         assert gw.get("/api/v1/namespace/" + alpha.namespace, token=alpha.token).status == 200
+        clusters = gw.get("/api/v1/clusters", token=alpha.token).json()["clusters"]
+        assert {c["name"] for c in clusters} == {"alpha", "beta"}, clusters
     finally:
         gw.stop()
