@@ -7,6 +7,7 @@ import secrets
 from tests.clusters.conftest import CONTAINER, POD
 from tests.gateway.helpers import assert_error, metric_value
 from tests.terminal.jsclient import new_session, sockjs_url
+from tests.terminal.test_sockjs_endpoint import owner_cookie
 
 UNKNOWN = (2, "unknown or expired terminal session")   # as tests/terminal for a forged id
 
@@ -88,3 +89,19 @@ def test_a_shell_id_of_one_cluster_does_not_bind_on_the_other(js, two_clusters, 
     assert conn.closed is None
     js.stdin("home", "exit\r")
     assert js.wait_closed("home") == (1, "Process exited")
+
+
+def test_a_sockjs_session_opened_on_one_cluster_is_refused_on_the_other(two_clusters):
+    on_alpha, on_beta = two_clusters.at("/clusters/alpha"), two_clusters.at("/clusters/beta")
+    base = "/api/sockjs/000/crossing-%s/" % secrets.token_hex(3)
+    opened = on_alpha.request("POST", base + "xhr")
+    assert opened.status == 200 and opened.data == b"o\n", opened
+    mine, path = owner_cookie(opened)
+    assert path == ["Path=/clusters/alpha" + base.rstrip("/")]
+    keys = b'["{\\"Op\\":\\"stdin\\",\\"Data\\":\\"id\\\\r\\"}"]'
+    # Its opener's cookie, sent (as no browser would) to beta's path of the same session id.
+    for method, tail, body in (("POST", "xhr_send", keys), ("POST", "xhr", None)):
+        reply = on_beta.request(method, base + tail, raw_body=body, headers={"Cookie": mine})
+        assert reply.status == 403, (tail, reply)
+    sent = on_alpha.request("POST", base + "xhr_send", raw_body=keys, headers={"Cookie": mine})
+    assert sent.status == 204, sent
