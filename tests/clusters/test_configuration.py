@@ -2,14 +2,19 @@
 it, one more per --cluster NAME=KUBECONFIG[:CONTEXT], the default one the kubeconfig's current
 context or --default-cluster; and they follow the kubeconfig file without a restart: a context
 added to it is served under its name within the poll period (--cluster-config-poll), one
-removed from it is an unknown cluster again (404)."""
+removed from it is an unknown cluster again (404). A cluster's watch cache starts on first
+use and is let go after --cluster-idle-timeout unused (item 4)."""
 
-from tests.clusters.conftest import replace_kubeconfig, start_gateway, write_kubeconfig
+import re
+
+from tests.clusters.conftest import (POD, pod_names, replace_kubeconfig, start_gateway,
+                                     write_kubeconfig)
 from tests.gateway.helpers import assert_error
 from tests.support.waiting import wait_for
 
 POLL = 1       # --cluster-config-poll, seconds
 WITHIN = 15    # the poll, a cache start and a loaded machine's delays
+IDLE = 2       # --cluster-idle-timeout, seconds
 
 
 def test_clusters_from_flags_and_the_default_one(alpha, beta, tmp_path):
@@ -68,5 +73,35 @@ def test_a_context_added_is_served_and_one_removed_is_gone(alpha, beta, tmp_path
         assert gw.get("/api/v1/namespace/" + alpha.namespace, token=alpha.token).status == 200
         clusters = gw.get("/api/v1/clusters", token=alpha.token).json()["clusters"]
         assert {c["name"] for c in clusters} == {"alpha", "beta"}, clusters
+    finally:
+        gw.stop()
+
+
+def cache_series(gw, name):
+    """The watch cache series of cluster ``name`` on /metrics: {kind: state}."""
+    text = gw.get("/metrics").data.decode()
+    return dict(re.findall(r'^dashboard_cache_state\{cluster="%s",kind="([^"]+)",state="([^"]+)"'
+                           r'\} 1\.0$' % re.escape(name), text, re.M))
+
+
+def test_a_cluster_cache_starts_on_first_use_and_is_let_go_when_idle(alpha, beta, tmp_path):
+    path = write_kubeconfig(str(tmp_path / "kubeconfig"), alpha=(alpha, None), beta=(beta, None))
+    gw = start_gateway(path, "--cluster-idle-timeout", "%ds" % IDLE)
+    try:
+        on_beta = gw.at("/clusters/beta")
+        wait_for(lambda: cache_series(gw, "alpha"), timeout=WITHIN, what="alpha's cache")
+        assert cache_series(gw, "beta") == {}   # nobody has asked beta anything yet
+        assert POD in pod_names(on_beta, beta)
+        states = wait_for(lambda: (lambda s: s if s and set(s.values()) == {"synced"} else None)(
+            cache_series(gw, "beta")), timeout=WITHIN, what="beta's cache synced")
+        assert "pod" in states, states
+        # Unused for the idle time (and the reaper's round): let go; alpha's is kept.
+        wait_for(lambda: cache_series(gw, "beta") == {}, timeout=IDLE * 2 + WITHIN,
+                 interval=0.5, what="beta's cache let go")
+        assert set(cache_series(gw, "alpha").values()) == {"synced"}
+        assert "cluster beta unused for" in gw.log(whole=True)
+        # The next use starts it afresh.
+        assert POD in pod_names(on_beta, beta)
+        wait_for(lambda: cache_series(gw, "beta"), timeout=WITHIN, what="beta's cache again")
     finally:
         gw.stop()
