@@ -2,15 +2,16 @@
 it, one more per --cluster NAME=KUBECONFIG[:CONTEXT], the default one the kubeconfig's current
 context or --default-cluster; and they follow the kubeconfig file without a restart: a context
 added to it is served under its name within the poll period (--cluster-config-poll), one
-removed from it is an unknown cluster again (404). A cluster's watch cache starts on first
+removed from it is an unknown cluster again (404), its terminals ended. A cluster's watch cache starts on first
 use and is let go after --cluster-idle-timeout unused (item 4)."""
 
 import re
 
-from tests.clusters.conftest import (POD, pod_names, replace_kubeconfig, start_gateway,
+from tests.clusters.conftest import (CONTAINER, POD, pod_names, replace_kubeconfig, start_gateway,
                                      write_kubeconfig)
 from tests.gateway.helpers import assert_error
 from tests.support.waiting import wait_for
+from tests.terminal.jsclient import new_session, sockjs_url
 
 POLL = 1       # --cluster-config-poll, seconds
 WITHIN = 15    # the poll, a cache start and a loaded machine's delays
@@ -43,7 +44,7 @@ def test_clusters_from_flags_and_the_default_one(alpha, beta, tmp_path):
         gw.stop()
 
 
-def test_a_context_added_is_served_and_one_removed_is_gone(alpha, beta, tmp_path):
+def test_a_context_added_is_served_and_one_removed_is_gone(js, alpha, beta, tmp_path):
     path = write_kubeconfig(str(tmp_path / "kubeconfig"), alpha=(alpha, None), beta=(beta, None))
     gw = start_gateway(path, "--cluster-config-poll", str(POLL))
     try:
@@ -63,10 +64,16 @@ def test_a_context_added_is_served_and_one_removed_is_gone(alpha, beta, tmp_path
         wait_for(served, timeout=WITHIN, interval=0.3, what="cluster gamma served")
         assert gw.get("/clusters/gamma/api/v1/pod/" + beta.namespace,
                       token=beta.token).status == 200
+        session_id = new_session(gamma, beta.token, beta.namespace, POD, CONTAINER)
+        js.open("t", sockjs_url(gamma, session_id), bind=session_id)
+        js.stdin("t", "echo on-gamma-$((6*7))\r")
+        js.wait_output("t", "on-gamma-42")
 
         replace_kubeconfig(path, alpha=(alpha, None), beta=(beta, None))
         wait_for(lambda: gamma.get(listing, token=beta.token).status == 404, timeout=WITHIN,
                  interval=0.3, what="cluster gamma gone")
+        # Its terminal ended, saying why.
+        assert js.wait_closed("t") == (2, "This cluster is no longer served here.")
         assert_error(gamma.get(listing, token=beta.token), 404)
         # The others are untouched.
         assert gw.get("/clusters/beta" + listing, token=beta.token).status == 200
