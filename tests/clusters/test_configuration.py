@@ -9,6 +9,7 @@ import re
 
 from tests.clusters.conftest import (CONTAINER, POD, pod_names, replace_kubeconfig, start_gateway,
                                      write_kubeconfig)
+from tests.faults.proxy import FaultProxy
 from tests.gateway.helpers import assert_error
 from tests.support.waiting import wait_for
 from tests.terminal.jsclient import new_session, sockjs_url
@@ -16,6 +17,7 @@ from tests.terminal.jsclient import new_session, sockjs_url
 POLL = 1       # --cluster-config-poll, seconds
 WITHIN = 15    # the poll, a cache start and a loaded machine's delays
 IDLE = 2       # --cluster-idle-timeout, seconds
+DEADLINE = 2   # --apiserver-request-timeout, seconds
 
 
 def test_clusters_from_flags_and_the_default_one(alpha, beta, tmp_path):
@@ -23,25 +25,38 @@ def test_clusters_from_flags_and_the_default_one(alpha, beta, tmp_path):
     # Another file of two contexts: --cluster takes the one it names, or the current one.
     extra = write_kubeconfig(str(tmp_path / "extra"), current="first", first=(alpha, None),
                              second=(beta, None))
-    gw = start_gateway(main, "--cluster", "delta=%s:second" % extra,
-                       "--cluster", "epsilon=%s" % extra, "--default-cluster", "beta")
-    try:
-        # The root is the default cluster, beta.
-        assert gw.get("/api/v1/namespace/" + beta.namespace, token=beta.token).status == 200
-        assert_error(gw.get("/api/v1/namespace/" + alpha.namespace, token=beta.token), 404)
-        for name, seeded in (("delta", beta), ("epsilon", alpha), ("alpha", alpha),
-                             ("beta", beta)):
-            reply = gw.get("/clusters/%s/api/v1/namespace/%s" % (name, seeded.namespace),
-                           token=seeded.token)
-            assert reply.status == 200, (name, reply)
-        clusters = gw.get("/api/v1/clusters", token=beta.token).json()["clusters"]
-        assert {c["name"]: c["default"] for c in clusters} == {
-            "alpha": False, "beta": True, "delta": False, "epsilon": False}, clusters
-        assert {c["name"]: c["server"] for c in clusters} == {
-            "alpha": alpha.cluster.url, "beta": beta.cluster.url, "delta": beta.cluster.url,
-            "epsilon": alpha.cluster.url}, clusters
-    finally:
-        gw.stop()
+    # --apiserver-host names the default cluster's server (beta's, through a fault proxy).
+    with FaultProxy.in_front_of(beta.cluster.url) as proxy:
+        gw = start_gateway(main, "--cluster", "delta=%s:second" % extra,
+                           "--cluster", "epsilon=%s" % extra, "--default-cluster", "beta",
+                           "--apiserver-host", proxy.url,
+                           "--apiserver-ca-bundle", beta.cluster.ca_file,
+                           "--apiserver-request-timeout", "%ds" % DEADLINE)
+        try:
+            # The root is the default cluster, beta.
+            detail = "/api/v1/namespace/" + beta.namespace
+            assert gw.get(detail, token=beta.token).status == 200
+            assert_error(gw.get("/api/v1/namespace/" + alpha.namespace, token=beta.token), 404)
+            for name, seeded in (("delta", beta), ("epsilon", alpha), ("alpha", alpha),
+                                 ("beta", beta)):
+                reply = gw.get("/clusters/%s/api/v1/namespace/%s" % (name, seeded.namespace),
+                               token=seeded.token)
+                assert reply.status == 200, (name, reply)
+            # The flag is the default cluster's only: with its server hung, delta (beta's own
+            # address from the kubeconfig) answers.
+            proxy.hang()
+            for path in (detail, "/clusters/beta" + detail):
+                assert_error(gw.get(path, token=beta.token), 504, "Timeout")
+            assert gw.get("/clusters/delta" + detail, token=beta.token).status == 200
+            proxy.passing()
+            clusters = gw.get("/api/v1/clusters", token=beta.token).json()["clusters"]
+            assert {c["name"]: c["default"] for c in clusters} == {
+                "alpha": False, "beta": True, "delta": False, "epsilon": False}, clusters
+            assert {c["name"]: c["server"] for c in clusters} == {
+                "alpha": alpha.cluster.url, "beta": proxy.url, "delta": beta.cluster.url,
+                "epsilon": alpha.cluster.url}, clusters
+        finally:
+            gw.stop()
 
 
 def test_a_context_added_is_served_and_one_removed_is_gone(js, alpha, beta, tmp_path):
