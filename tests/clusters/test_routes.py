@@ -42,7 +42,9 @@ def listed(gw, seeded, path, key, wanted):
 
 def test_unknown_cluster_is_a_json_404(two_clusters, alpha):
     for path in ("/clusters/nope/api/v1/namespace", "/clusters/nope/config",
-                 "/clusters/nope/api/v1/csrftoken/login"):
+                 "/clusters/nope/api/v1/csrftoken/login", "/clusters/nope/api/sockjs/info",
+                 "/clusters/nope/", "/clusters/nope", "/clusters/nope/settings/global",
+                 "/clusters/nope/api/v1/clusters"):
         assert_error(two_clusters.get(path, token=alpha.token), 404)
 
 
