@@ -53,7 +53,13 @@ def test_the_list_of_clusters(two_clusters, alpha, beta):
             assert record["reachable"] is True, record
             assert record["default"] is (each is alpha), record
             assert record["cache"], record
-    # The token is checked with the path's cluster only: alpha's is not valid on beta's path.
+    # The token is checked with the path's cluster only, never sent to another: beta's API
+    # server refused nothing while alpha's token listed the clusters (beta's version and
+    # reachability are asked with the gateway's own identity there, if at all).
+    before = refused_logins(beta)
+    assert two_clusters.get("/clusters/alpha/api/v1/clusters", token=alpha.token).status == 200
+    assert refused_logins(beta) == before
+    # Alpha's token is not valid on beta's path.
     assert_error(two_clusters.get("/clusters/beta/api/v1/clusters", token=alpha.token), 401)
     assert_error(two_clusters.get("/clusters/alpha/api/v1/clusters", token=beta.token), 401)
 
