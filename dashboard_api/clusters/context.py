@@ -46,7 +46,7 @@ class ClusterContext:
         self.version = None     # the API server's gitVersion, once it answered
         self.reachable = None   # whether it answered last time it was asked (None: not asked)
         self.last_used = clock()
-        self._starting = None   # the task of start(), once used
+        self._starting = None   # the task starting the cache and sidecar, once used
         self._build()
 
     def _build(self):
@@ -64,12 +64,15 @@ class ClusterContext:
         background: until its kinds have synced, lists wait for them or pass through)."""
         self.last_used = self.clock()
         if self._starting is None:
-            self._starting = asyncio.ensure_future(self.start())
+            self._starting = asyncio.ensure_future(self._start())
         return self
 
     async def start(self):
-        if self._starting is None:
-            self._starting = asyncio.current_task()
+        """Starts the cluster now and waits until its cache has registered its kinds (the
+        default cluster, at start-up)."""
+        await asyncio.shield(self.use()._starting)
+
+    async def _start(self):
         if self.sidecar is not None:
             self.sidecar.start()
         if self.cache is not None:
