@@ -96,7 +96,10 @@ def serve(handler, include_body=True):
     handler.set_header("Cache-Control", NO_CACHE)
     handler.set_header("Content-Type", "text/html; charset=UTF-8")
     handler.clear_cookie(TOKEN_COOKIE, path="/")
-    handler.finish(page(handler.application.ctx) if include_body else b"")
+    body = page(handler.application.ctx)
+    # Its own ETag: a file handler's would be the file's, and there is no file.
+    handler.set_header("Etag", '"%s"' % hashlib.sha256(body).hexdigest()[:32])
+    handler.finish(body if include_body else b"")
 
 
 class PickerHandler(tornado.web.RequestHandler):
