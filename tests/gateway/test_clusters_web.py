@@ -139,6 +139,14 @@ def test_the_root_picks_a_cluster_when_several(ui, home):
     assert ui.get("/config").status == 200
 
 
+def test_the_list_starts_no_other_cluster(home, admin_token):
+    """Only the path's cluster is used by asking for the list: the others' watch caches stay
+    as they are (here, never started)."""
+    body = home.get("/clusters/two/api/v1/clusters", token=admin_token).json()
+    caches = {c["name"]: c["cache"] for c in body["clusters"]}
+    assert caches["hung"] == "stopped" and caches["two"] in ("syncing", "synced")
+
+
 def test_the_home_page_under_a_cluster_path(home):
     page = home.get("/clusters/two/")
     assert page.status == 200, page
