@@ -58,6 +58,8 @@ class Probe:
             return  # --proxy: the service has no identity of its own to ask with
         try:
             response = await handle.call("GET", "/version", timeout=self.deadline, decode=True)
+            # Any HTTP answer says it is reachable; the version only from a 200.
+            body = response.json() if response.status == 200 and response.data else None
         except ApiError as exc:   # refused, not connected, or past the deadline
             log.info("cluster %s did not answer its probe: %s", self.api.config.host,
                      exc.message)
@@ -67,8 +69,7 @@ class Probe:
             log.warning("probe of %s failed", self.api.config.host, exc_info=True)
             self.reachable = False
             return
-        # Any HTTP answer says it is reachable; the version only from a 200.
-        self.answered(response.json() if response.status == 200 and response.data else None)
+        self.answered(body)
 
     def stop(self):
         if self._task is not None and not self._task.done():
