@@ -94,8 +94,14 @@ def test_the_picker_at_the_root(page, ui):
     # A token cookie left at the root (Path=/) would reach every cluster's page: dropped.
     page.context.add_cookies([{"name": "token", "value": "left-at-root",
                                "url": ui.url + "/"}])
+    errors = []   # a CSP violation (its inline style) would be one
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     page.goto(ui.url + "/")
     expect(page.locator("h2")).to_have_text("Clusters")
+    # Its stylesheet applies (allowed by its hash): the header's background.
+    assert page.evaluate("getComputedStyle(document.querySelector('header'))"
+                         ".backgroundColor") == "rgb(50, 108, 229)"
+    assert errors == []
     links = page.locator("#clusters a")
     expect(links).to_have_text(["one", "two"])
     assert page.context.cookies() == []
