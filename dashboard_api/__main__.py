@@ -124,7 +124,6 @@ async def serve(opts):
     # The default cluster starts now (readiness waits for its cache); the others on first use.
     await default.start()
     ctx.lifecycle.cache_started = True
-    default.use()
     clusters.start_upkeep()
     received = await first_signal
     log.info("stopping (%s)", signal.Signals(received).name)

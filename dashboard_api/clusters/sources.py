@@ -111,8 +111,8 @@ def _contexts(path):
         contexts, current = kubernetes.config.list_kube_config_contexts(config_file=path)
         sections = _sections(path)
     except Exception as exc:  # the loader raises several unrelated types
-        raise cluster_config.ConfigError("cannot read the kubeconfig %s: %s" % (path, exc)) \
-            from exc
+        raise cluster_config.ConfigError("cannot load cluster configuration from %s: %s"
+                                         % (path, exc)) from exc
     for context in contexts or ():
         named = context.get("context") or {}
         context["_sections"] = (sections["clusters"].get(named.get("cluster")),
