@@ -122,6 +122,11 @@ def test_a_cluster_cache_starts_on_first_use_and_is_let_go_when_idle(alpha, beta
                  interval=0.5, what="beta's cache let go")
         assert set(cache_series(gw, "alpha").values()) == {"synced"}
         assert "cluster beta unused for" in gw.log(whole=True)
+        # The list of clusters says so, and does not start it again.
+        clusters = gw.get("/api/v1/clusters", token=alpha.token).json()["clusters"]
+        assert {c["name"]: c["cache"] for c in clusters} == {"alpha": "synced",
+                                                              "beta": "stopped"}, clusters
+        assert cache_series(gw, "beta") == {}
         # The next use starts it afresh.
         assert POD in pod_names(on_beta, beta)
         wait_for(lambda: cache_series(gw, "beta"), timeout=WITHIN, what="beta's cache again")

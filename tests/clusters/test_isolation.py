@@ -6,6 +6,7 @@ import secrets
 
 from tests.clusters.conftest import CONTAINER, POD
 from tests.gateway.helpers import assert_error, metric_value
+from tests.support.waiting import wait_for
 from tests.terminal.jsclient import new_session, sockjs_url
 from tests.terminal.test_sockjs_endpoint import owner_cookie
 
@@ -37,22 +38,34 @@ def test_a_token_of_one_cluster_is_the_other_clusters_401(two_clusters, alpha, b
     assert_error(two_clusters.get("/api/v1/pod/" + alpha.namespace, token=beta.token), 401)
 
 
+def clusters_listed(gw, token):
+    """{name: record} of the list of clusters, once every cluster's version is known (the
+    others' come from background probes)."""
+    def answer():
+        reply = gw.get("/api/v1/clusters", token=token)
+        assert reply.status == 200, (gw.url, reply)
+        clusters = {c["name"]: c for c in reply.json()["clusters"]}
+        return clusters if all(c["version"] for c in clusters.values()) else None
+    return wait_for(answer, timeout=15, interval=0.3, what="every cluster's version listed")
+
+
 def test_the_list_of_clusters(two_clusters, alpha, beta):
     for prefix, seeded in (("", alpha), ("/clusters/alpha", alpha), ("/clusters/beta", beta)):
         gw = two_clusters.at(prefix)
         assert_error(gw.get("/api/v1/clusters"), 401)
-        reply = gw.get("/api/v1/clusters", token=seeded.token)
-        assert reply.status == 200, (prefix, reply)
-        clusters = {c["name"]: c for c in reply.json()["clusters"]}
-        assert set(clusters) == {"alpha", "beta"}, reply
+        clusters = clusters_listed(gw, seeded.token)
+        assert set(clusters) == {"alpha", "beta"}, clusters
         for each in (alpha, beta):
             record = clusters[each.name]
-            assert set(record) == {"name", "server", "version", "reachable", "cache", "default"}
+            assert set(record) == {"name", "server", "version", "reachable", "cache", "default",
+                                   "path"}, record
             assert record["server"] == each.cluster.url, record
             assert record["version"].startswith("v1.20"), record
             assert record["reachable"] is True, record
             assert record["default"] is (each is alpha), record
-            assert record["cache"], record
+            assert record["path"] == "/clusters/%s/" % each.name, record
+            # Both used by the package's tests already: their caches run.
+            assert record["cache"] in ("syncing", "synced"), record
     # The token is checked with the path's cluster only, never sent to another: beta's API
     # server refused nothing while alpha's token listed the clusters (beta's version and
     # reachability are asked with the gateway's own identity there, if at all).
