@@ -2,8 +2,10 @@
 it, one more per --cluster NAME=KUBECONFIG[:CONTEXT], the default one the kubeconfig's current
 context or --default-cluster; and they follow the kubeconfig file without a restart: a context
 added to it is served under its name within the poll period (--cluster-config-poll), one
-removed from it is an unknown cluster again (404), its terminals ended. A cluster's watch cache starts on first
-use and is let go after --cluster-idle-timeout unused (item 4)."""
+changed in it is served anew, one removed from it is an unknown cluster again (404), the
+terminals of a cluster changed or removed ended; a file that cannot be read changes nothing.
+A cluster's watch cache starts on first use and is let go after --cluster-idle-timeout unused
+(item 4)."""
 
 import re
 
@@ -59,40 +61,57 @@ def test_clusters_from_flags_and_the_default_one(alpha, beta, tmp_path):
             gw.stop()
 
 
-def test_a_context_added_is_served_and_one_removed_is_gone(js, alpha, beta, tmp_path):
+def namespace_listed(gw, seeded, pending=(404, 503)):
+    """Whether ``gw`` lists ``seeded``'s own namespace (None on a ``pending`` status: the
+    cluster unknown yet, its cache still syncing)."""
+    reply = gw.get("/api/v1/namespace?filterBy=name," + seeded.namespace, token=seeded.token)
+    if reply.status in pending:
+        return None
+    assert reply.status == 200, reply
+    return [n["objectMeta"]["name"] for n in reply.json()["namespaces"]] == [seeded.namespace]
+
+
+def test_clusters_follow_the_kubeconfig_file(js, alpha, beta, tmp_path):
     path = write_kubeconfig(str(tmp_path / "kubeconfig"), alpha=(alpha, None), beta=(beta, None))
     gw = start_gateway(path, "--cluster-config-poll", str(POLL))
     try:
         gamma = gw.at("/clusters/gamma")
-        listing = "/api/v1/namespace?filterBy=name," + beta.namespace
-        assert_error(gamma.get(listing, token=beta.token), 404)
-        # gamma: a third context, at beta's API server.
+        assert_error(gamma.get("/api/v1/namespace", token=beta.token), 404)
+        # Added: gamma, a third context, at beta's API server.
         replace_kubeconfig(path, alpha=(alpha, None), beta=(beta, None), gamma=(beta, None))
-
-        def served():
-            reply = gamma.get(listing, token=beta.token)
-            if reply.status in (404, 503):   # not read yet; its cache still syncing
-                return None
-            assert reply.status == 200, reply
-            return [n["objectMeta"]["name"] for n in reply.json()["namespaces"]] == \
-                [beta.namespace]
-        wait_for(served, timeout=WITHIN, interval=0.3, what="cluster gamma served")
-        assert gw.get("/clusters/gamma/api/v1/pod/" + beta.namespace,
-                      token=beta.token).status == 200
+        wait_for(lambda: namespace_listed(gamma, beta), timeout=WITHIN, interval=0.3,
+                 what="cluster gamma served")
+        assert gamma.get("/api/v1/pod/" + beta.namespace, token=beta.token).status == 200
         session_id = new_session(gamma, beta.token, beta.namespace, POD, CONTAINER)
         js.open("t", sockjs_url(gamma, session_id), bind=session_id)
         js.stdin("t", "echo on-gamma-$((6*7))\r")
         js.wait_output("t", "on-gamma-42")
 
-        replace_kubeconfig(path, alpha=(alpha, None), beta=(beta, None))
-        wait_for(lambda: gamma.get(listing, token=beta.token).status == 404, timeout=WITHIN,
-                 interval=0.3, what="cluster gamma gone")
-        # Its terminal ended, saying why.
+        # A file that cannot be read (half written, broken): the clusters served stay.
+        with open(path, "w") as f:
+            f.write("contexts: [")
+        wait_for(lambda: "kubeconfig not re-read" in gw.log(whole=True), timeout=WITHIN,
+                 interval=0.3, what="the broken kubeconfig noticed")
+        assert namespace_listed(gamma, beta)
+        assert js.conns["t"].closed is None
+
+        # Changed: gamma now at alpha's API server, with alpha's token. Its terminal, on the
+        # cluster gamma was, ends saying why.
+        replace_kubeconfig(path, alpha=(alpha, None), beta=(beta, None), gamma=(alpha, None))
+        # (Until the file is read again, alpha's token is beta's 401 there.)
+        wait_for(lambda: namespace_listed(gamma, alpha, pending=(401, 404, 503)),
+                 timeout=WITHIN, interval=0.3, what="cluster gamma at alpha's API server")
         assert js.wait_closed("t") == (2, "This cluster is no longer served here.")
-        assert_error(gamma.get(listing, token=beta.token), 404)
+        assert_error(gamma.get("/api/v1/namespace/" + beta.namespace, token=alpha.token), 404)
+
+        # Removed: an unknown cluster again.
+        replace_kubeconfig(path, alpha=(alpha, None), beta=(beta, None))
+        wait_for(lambda: gamma.get("/api/v1/namespace", token=alpha.token).status == 404,
+                 timeout=WITHIN, interval=0.3, what="cluster gamma gone")
+        assert_error(gamma.get("/api/v1/namespace", token=alpha.token), 404)
         # The others are untouched.
-        assert gw.get("/clusters/beta" + listing, token=beta.token).status == 200
-        assert gw.get("/api/v1/namespace/" + alpha.namespace, token=alpha.token).status == 200
+        assert namespace_listed(gw.at("/clusters/beta"), beta)
+        assert namespace_listed(gw, alpha)
         clusters = gw.get("/api/v1/clusters", token=alpha.token).json()["clusters"]
         assert {c["name"] for c in clusters} == {"alpha", "beta"}, clusters
     finally:
