@@ -7,6 +7,7 @@ terminals of a cluster changed or removed ended; a file that cannot be read chan
 A cluster's watch cache starts on first use and is let go after --cluster-idle-timeout unused
 (item 4)."""
 
+import os
 import re
 
 from tests.clusters.conftest import (CONTAINER, POD, pod_names, replace_kubeconfig, start_gateway,
@@ -88,8 +89,9 @@ def test_clusters_follow_the_kubeconfig_file(js, alpha, beta, tmp_path):
         js.wait_output("t", "on-gamma-42")
 
         # A file that cannot be read (half written, broken): the clusters served stay.
-        with open(path, "w") as f:
+        with open(path + ".new", "w") as f:
             f.write("contexts: [")
+        os.replace(path + ".new", path)
         wait_for(lambda: "kubeconfig not re-read" in gw.log(whole=True), timeout=WITHIN,
                  interval=0.3, what="the broken kubeconfig noticed")
         assert namespace_listed(gamma, beta)
