@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tests.clusters.conftest import CONFIGMAP, pod_names, start_gateway, write_kubeconfig
+from tests.cluster.procs import free_ports
 from tests.faults.proxy import FaultProxy
 from tests.gateway.helpers import assert_error
 from tests.support.waiting import wait_for
@@ -32,9 +33,12 @@ def beta_proxy(beta):
 
 @pytest.fixture(scope="module")
 def faulty(alpha, beta, beta_proxy, tmp_path_factory):
-    """A gateway reaching beta through the proxy (same CA, same name), alpha straight."""
+    """A gateway reaching beta through the proxy (same CA, same name), alpha straight, and a
+    cluster "down" that never was up."""
     path = str(tmp_path_factory.mktemp("faults") / "kubeconfig")
-    write_kubeconfig(path, alpha=(alpha, None), beta=(beta, beta_proxy.url))
+    # "down": an address where nothing listens, from the start (beta's CA and token).
+    down = "https://127.0.0.1:%d" % free_ports(1)[0]
+    write_kubeconfig(path, alpha=(alpha, None), beta=(beta, beta_proxy.url), down=(beta, down))
     gw = start_gateway(path, *FLAGS)
     try:
         for seeded in (alpha, beta):
@@ -99,3 +103,23 @@ def test_beta_hung_or_down_never_slows_alpha(faulty, proxy, alpha, beta, fault, 
     wait_for(lambda: on_beta.get(beta_paths[0], token=beta.token).status == 200, timeout=15,
              interval=0.3, what="beta's pages after the %s" % fault)
     assert pod_names(on_beta, beta, timeout=20)
+
+
+def test_a_cluster_down_from_the_start_is_a_503_and_listed_unreachable(faulty, alpha, beta):
+    on_down = faulty.at("/clusters/down")
+    for path in ("/api/v1/namespace/" + beta.namespace, "/api/v1/secret/" + beta.namespace,
+                 "/api/v1/pod/" + beta.namespace):
+        reply, seconds = timed(on_down, path, beta.token)
+        assert seconds < CONNECT + MARGIN, (path, seconds, reply)
+        assert_error(reply, 503, "ServiceUnavailable")
+    reply, seconds = timed(faulty, "/api/v1/pod/" + alpha.namespace, alpha.token)
+    assert reply.status == 200 and seconds < FAST, (seconds, reply)
+
+    def listed():
+        reply, seconds = timed(faulty, "/api/v1/clusters", alpha.token)
+        assert reply.status == 200 and seconds < FAST, (seconds, reply)
+        clusters = {c["name"]: c for c in reply.json()["clusters"]}
+        return clusters if clusters["down"]["reachable"] is False else None
+    clusters = wait_for(listed, timeout=10, interval=0.3, what="down listed unreachable")
+    assert clusters["down"]["version"] is None, clusters
+    assert clusters["alpha"]["reachable"] is True, clusters
