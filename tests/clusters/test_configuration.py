@@ -10,6 +10,8 @@ A cluster's watch cache starts on first use and is let go after --cluster-idle-t
 import os
 import re
 
+import pytest
+
 from tests.clusters.conftest import (CONTAINER, POD, pod_names, replace_kubeconfig, start_gateway,
                                      write_kubeconfig)
 from tests.faults.proxy import FaultProxy
@@ -153,3 +155,17 @@ def test_a_cluster_cache_starts_on_first_use_and_is_let_go_when_idle(alpha, beta
         wait_for(lambda: cache_series(gw, "beta"), timeout=WITHIN, what="beta's cache again")
     finally:
         gw.stop()
+
+
+@pytest.mark.parametrize("flags, says", [
+    (("--default-cluster", "nope"), "--default-cluster nope: no such cluster"),
+    (("--cluster", "beta={kubeconfig}:alpha"), "two clusters are named beta"),
+    (("--cluster", "delta={kubeconfig}:nope"), "--cluster delta: no context nope"),
+])
+def test_a_configuration_naming_clusters_wrongly_is_refused_at_start(alpha, beta, tmp_path,
+                                                                      flags, says):
+    path = write_kubeconfig(str(tmp_path / "kubeconfig"), alpha=(alpha, None), beta=(beta, None))
+    with pytest.raises(RuntimeError, match="gateway exited") as refused:
+        gw = start_gateway(path, *(flag.format(kubeconfig=path) for flag in flags))
+        gw.stop()
+    assert says in str(refused.value)
