@@ -3,9 +3,11 @@
 Both sources of a list (the watch cache and the pass-through LIST) slim every object the same
 way, so the two give the same bytes. Details (one object) are read whole from the API server.
 
-What is kept of a kind is declared in its spec (``Spec.projection``, spec/projection.py): pods
-keep of their spec and status only what summaries read, pod templates lose their containers'
-``env``, config maps lose their data. Dropped everywhere, here: ``metadata.managedFields`` and the
+What is kept of a kind is declared in its spec (``Spec.projection``; the projections, each with
+why, are at the top of kinds.py): pods keep of their spec and status only what summaries read,
+workloads keep of their pod template only its containers' names and images (a replica set also
+a fingerprint of it), nodes lose their images, events their reporting fields, config maps their
+data. Dropped everywhere, here: ``metadata.managedFields`` and the
 ``kubectl.kubernetes.io/last-applied-configuration`` annotation (a second copy of the object,
 often the largest part of it). Secrets are never cached; when listed through the API server they
 are slimmed like any other object.
