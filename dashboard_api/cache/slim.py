@@ -170,3 +170,21 @@ def pooled(record):
         elif type(value) is str and len(value) <= MAX_STRING:
             record[name] = _pool.setdefault(value, value)
     return record
+
+
+# A row's sort and filter keys (cache/store.py ``row_of``) repeat too: (filter text, sort value)
+# pairs of a namespace, a status, a reason, a second of creation. One copy of each pair, in a
+# pool of their own (a pair is not a pool key of ``pooled``), bounded the same way.
+_pairs = {}
+
+
+def pooled_keys(keys):
+    """``keys`` ({property: (text, sort value)}, changed in place) sharing equal pairs."""
+    global _pairs
+    if len(_pairs) > POOL_SIZE:
+        _pairs = {}
+    for name, pair in keys.items():
+        shared = _pairs.setdefault(pair, pair)
+        if shared is not pair:
+            keys[name] = shared
+    return keys

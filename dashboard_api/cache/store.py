@@ -30,6 +30,7 @@ import gc
 import time
 
 from dashboard_api import dataselect
+from dashboard_api.cache import slim
 from dashboard_api.cache.sorted import SortedIndex, filtered_index
 
 # Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped:
@@ -73,7 +74,8 @@ def row_of(kind, obj):
     """The row of a slim object: the list's property keys read from its own summary (every
     list property depends on the object alone)."""
     meta = obj.get("metadata") or {}
-    keys = dataselect.keys_of(kind.key_item(obj), kind.properties) if kind else {}
+    keys = slim.pooled_keys(dataselect.keys_of(kind.key_item(obj), kind.properties)) \
+        if kind else {}
     facts = kind.status_facts(obj) if kind is not None and kind.status_facts else None
     return Row(obj, meta.get("namespace") or "", meta.get("name") or "", keys, facts=facts)
 
