@@ -31,7 +31,7 @@ import time
 
 from dashboard_api import dataselect
 from dashboard_api.cache import slim
-from dashboard_api.cache.sorted import SortedIndex, filtered_index
+from dashboard_api.cache.sorted import SortedIndex, _slashed, filtered_index
 
 # Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped:
 # about 30 MiB each at 150,000 pods (the index and its per-namespace parts).
@@ -648,7 +648,7 @@ def _bucket_row(buckets, value_of, row):
         bucket = buckets.get(value)
         if bucket is None:
             bucket = buckets[value] = {}
-        bucket[(row.namespace + "/", row.name)] = row
+        bucket[(_slashed(row.namespace), row.name)] = row   # one "ns/" string for all
 
 
 def _state_of(rows, value_ofs):
