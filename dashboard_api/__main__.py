@@ -100,7 +100,7 @@ async def serve(opts):
                      "--kubeconfig or the in-cluster configuration.", default.api.config.host,
                      exc.message)
         return 1
-    default.version, default.reachable = version, True
+    default.probe.answered({"gitVersion": version})
     log.info("%s %s: API server %s answers, version %s", PRODUCT, VERSION,
              default.api.config.host, version)
     if len(clusters) > 1:
