@@ -9,6 +9,7 @@ import pytest
 
 from tests.clusters.conftest import CONFIGMAP, CONTAINER, DEPLOYMENT, POD
 from tests.gateway.helpers import assert_error
+from tests.gateway.test_integrations import proxy_calls
 from tests.support.waiting import wait_for
 from tests.terminal.jsclient import new_session, sockjs_url
 
@@ -140,6 +141,8 @@ def test_metrics_integration_answers_per_cluster(where):
     assert reply.status in (200, 503), reply
     body = reply.json()
     assert body["healthy"] is (reply.status == 200) and body["message"], reply
+    # Checked through that cluster's own API server (its service proxy; no --sidecar-host).
+    assert proxy_calls(seeded.cluster) > 0
 
 
 def test_settings_are_each_clusters_own(two_clusters, alpha, beta, settings_namespace):
