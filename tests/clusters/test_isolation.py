@@ -86,7 +86,8 @@ def test_a_csrf_token_of_one_cluster_is_refused_by_the_other(two_clusters, alpha
         reply = theirs.request("POST", "/api/v1/namespace", token=other.token,
                                body={"name": name}, headers={"X-CSRF-TOKEN": token})
         # Refused as any CSRF token not valid here is (tests/gateway/test_csrf.py).
-        assert_error(reply, 401, "Unauthorized", ["MSG_CSRF_VALIDATION_ERROR"])
+        body = assert_error(reply, 401, "Unauthorized", ["MSG_CSRF_VALIDATION_ERROR"])
+        assert body["details"]["causes"][0]["reason"] == "Invalid", body
         for each in (alpha, beta):
             assert each.cluster.request("GET", "/api/v1/namespaces/" + name)[0] == 404
         # The other cluster's own token does what this one could not.
