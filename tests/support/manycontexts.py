@@ -5,9 +5,7 @@ clusters behind one gateway are tests/clusters/'s."""
 
 import socket
 
-from tests.cluster.users import _write_private
-
-import yaml
+from tests.cluster import users
 
 
 def write(path, cluster, contexts=("one", "two"), current="one", hung=None):
@@ -17,17 +15,8 @@ def write(path, cluster, contexts=("one", "two"), current="one", hung=None):
     servers = [(name, cluster.url) for name in contexts]
     if hung:
         servers.append(hung)
-    config = {
-        "apiVersion": "v1", "kind": "Config",
-        "clusters": [{"name": name, "cluster": {"server": url,
-                                                "certificate-authority": cluster.ca_file}}
-                     for name, url in servers],
-        "users": [{"name": "admin", "user": {"token": cluster.admin_token}}],
-        "contexts": [{"name": name, "context": {"cluster": name, "user": "admin"}}
-                     for name, _url in servers],
-        "current-context": current,
-    }
-    _write_private(path, yaml.safe_dump(config, sort_keys=False))
+    users.write_contexts(path, {name: (url, cluster.ca_file, "admin", cluster.admin_token)
+                                for name, url in servers}, current)
     return path
 
 
