@@ -100,7 +100,7 @@ async def serve(opts):
                      "--kubeconfig or the in-cluster configuration.", default.api.config.host,
                      exc.message)
         return 1
-    default.version, default.reachable = version, True
+    default.probe.answered({"gitVersion": version})
     log.info("%s %s: API server %s answers, version %s", PRODUCT, VERSION,
              default.api.config.host, version)
     if len(clusters) > 1:
@@ -124,7 +124,6 @@ async def serve(opts):
     # The default cluster starts now (readiness waits for its cache); the others on first use.
     await default.start()
     ctx.lifecycle.cache_started = True
-    default.use()
     clusters.start_upkeep()
     received = await first_signal
     log.info("stopping (%s)", signal.Signals(received).name)

@@ -9,7 +9,7 @@ handlers/customresources.py).
 
 from dashboard_api.metrics import members
 from dashboard_api.spec import OPT_IN, Spec, joins
-from dashboard_api.spec.projection import Each, but, only
+from dashboard_api.spec.projection import Digest, Each, but, only
 from dashboard_api.summaries import autoscaling, cluster, config, crds, cronjobs, events, \
     networking, pods, policy, rbac, services, storage, workloads
 from dashboard_api.summaries import admission, coordination, csi, endpointslices, quotas, \
@@ -18,7 +18,11 @@ from dashboard_api.summaries import admission, coordination, csi, endpointslices
 # --- what the cache keeps (spec/projection.py) ------------------------------------------------
 
 _CONTAINER = only("name", "image", "resources", "restartPolicy")
-_CONTAINER_STATUS = only("name", "ready", "restartCount", "started", "state")
+# A container's state as pod statuses read it (summaries/podstatus.py): which state, and the
+# reason, exit code or signal of a waiting or terminated one, not its times or messages.
+_STATE = only(waiting=only("reason"), running=only(),
+              terminated=only("reason", "exitCode", "signal"))
+_CONTAINER_STATUS = only("name", "ready", "restartCount", "started", state=_STATE)
 # A running pod: what pod items, node allocation and log sources read (the pod detail reads the
 # whole pod from the API server).
 POD = but(
@@ -29,11 +33,36 @@ POD = but(
     status=only("phase", "reason", conditions=Each(only("type", "status", "reason")),
                 initContainerStatuses=Each(_CONTAINER_STATUS),
                 containerStatuses=Each(_CONTAINER_STATUS)))
-# A pod template loses its containers' environment values.
-_NO_ENV = Each(but("env"))
-_TEMPLATE = but(spec=but(containers=_NO_ENV, initContainers=_NO_ENV, ephemeralContainers=_NO_ENV))
-TEMPLATED = but(spec=but(template=_TEMPLATE))
+# A workload's pod template: its containers' names and images, what a list item shows of it (the
+# summaries' ``containerImages``, ``initContainerImages``); the detail routes and the log
+# sources read the whole workload from the API server. A replica set also keeps a fingerprint
+# of its template (``spec.templateDigest``): a deployment's new replica set is the one whose
+# template is the deployment's (workloads.new_replica_set). Whole templates were ~13 KB of
+# each cached replica set, and a cluster keeps ten of them per deployment (issue #30).
+# Of a workload's spec, the items read its replicas (a job: completions and parallelism), not
+# its selector or strategy.
+_IMAGES_OF = Each(only("name", "image"))
+_TEMPLATE = only(spec=only(containers=_IMAGES_OF, initContainers=_IMAGES_OF))
+_WORKLOAD_SPEC = ("replicas", "completions", "parallelism")
+TEMPLATED = but(spec=only(*_WORKLOAD_SPEC, template=_TEMPLATE))
+REPLICA_SET = but(spec=only(*_WORKLOAD_SPEC, template=_TEMPLATE,
+                            templateDigest=Digest("template", workloads.template_digest)))
 CRONJOB = but(spec=but(jobTemplate=but(spec=but(template=_TEMPLATE))))
+# A node: what its list item reads (its Ready condition, allocatable and capacity for the
+# allocated resources, nodeInfo); not the images the kubelet reports (the largest part of a
+# node, 40-60 of them), its addresses, heartbeat times and messages, which only the detail
+# shows (read from the API server).
+NODE = but(status=only("allocatable", "capacity", "nodeInfo",
+                       conditions=Each(only("type", "status"))))
+# An event: what the event list and the warnings read, and the field selectors match; not
+# the reporting controller's names, its series, the involved object's version, nor the event's
+# own kind and apiVersion (a LIST's items do not carry them either): 10 fields, a dict of 272
+# bytes instead of 464, for 200,000 events.
+EVENT = but("kind", "apiVersion", "reportingComponent", "reportingInstance", "action",
+            "related", "series", involvedObject=but("apiVersion", "resourceVersion"))
+# An endpoint slice's list item shows every endpoint, but of its target only the kind, name
+# and namespace (not its uid).
+ENDPOINT_SLICE = but(endpoints=Each(but(targetRef=only("kind", "name", "namespace"))))
 NO_DATA = but("data", "binaryData")
 # Webhook configurations without their CA bundles (kilobytes of base64 no summary shows).
 NO_CA_BUNDLES = but(webhooks=Each(but(clientConfig=but("caBundle"))))
@@ -105,7 +134,7 @@ TABLE = [
                             conditions="array", strategy="string", minReadySeconds="integer",
                             revisionHistoryLimit="integer", rollingUpdateStrategy="object")),
     Spec("replicaset", group="apps", plural="replicasets", list_key="replicaSets",
-         item=workloads.replicaset, projection=TEMPLATED, indexes=joins.CONTROLLED,
+         item=workloads.replicaset, projection=REPLICA_SET, indexes=joins.CONTROLLED,
          list_needs=("pods", "events"), list_status=workloads.list_status, **_OWNED_STATUS,
          metrics=members.OWNED_PODS, detail=workloads.replicaset_detail,
          detail_needs=workloads.replicaset_detail_needs,
@@ -153,6 +182,7 @@ TABLE = [
          detail_fields={"phase": "string", "resourceQuotaList": "object",
                         "resourceLimits": "array"}),
     Spec("node", plural="nodes", namespaced=False, list_key="nodes", item=cluster.node,
+         projection=NODE,
          metrics=members.NODE, detail=cluster.node_detail, page_needs=cluster.node_pods_needs,
          finish=cluster.node_finish, detail_needs=cluster.node_detail_needs,
          embeds=cluster.NODE_EMBEDS, sublists=(cluster.NODE_PODS, cluster.NODE_EVENTS),
@@ -162,7 +192,7 @@ TABLE = [
                             containerImages="array", metrics="array", addresses="array",
                             podList="object", eventList="object", warning="string",
                             taints="array")),
-    Spec("event", plural="events", list_key="events", item=events.event,
+    Spec("event", plural="events", list_key="events", item=events.event, projection=EVENT,
          indexes={"involved": joins.involved, "warned": joins.warned},
          properties=events.PROPERTIES, filterable=False,
          item_fields={"message": "string", "sourceComponent": "string", "sourceHost": "string",
@@ -242,6 +272,7 @@ TABLE = [
          detail_fields={"limits": "array"}),
     Spec("endpointslice", group="discovery.k8s.io", plural="endpointslices",
          versions=("v1", "v1beta1"), item=endpointslices.endpoint_slice,
+         projection=ENDPOINT_SLICE,
          properties=endpointslices.PROPERTIES, detail=endpointslices.endpoint_slice,
          item_fields=_SLICE, detail_fields=_SLICE),
     # Every node renews its lease every 10 seconds: cached only when asked for.

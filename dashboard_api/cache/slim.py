@@ -3,9 +3,11 @@
 Both sources of a list (the watch cache and the pass-through LIST) slim every object the same
 way, so the two give the same bytes. Details (one object) are read whole from the API server.
 
-What is kept of a kind is declared in its spec (``Spec.projection``, spec/projection.py): pods
-keep of their spec and status only what summaries read, pod templates lose their containers'
-``env``, config maps lose their data. Dropped everywhere, here: ``metadata.managedFields`` and the
+What is kept of a kind is declared in its spec (``Spec.projection``; the projections, each with
+why, are at the top of kinds.py): pods keep of their spec and status only what summaries read,
+workloads keep of their pod template only its containers' names and images (a replica set also
+a fingerprint of it), nodes lose their images, events their reporting fields, config maps their
+data. Dropped everywhere, here: ``metadata.managedFields`` and the
 ``kubectl.kubernetes.io/last-applied-configuration`` annotation (a second copy of the object,
 often the largest part of it). Secrets are never cached; when listed through the API server they
 are slimmed like any other object.
@@ -60,12 +62,14 @@ def slim_all(spec, objects):
 # values are all shared (strings, numbers, such objects) becomes the pool's equal object. The
 # record's bytes are unchanged. Values unique by nature (a uid, a name at the top of metadata, a
 # time, an IP) are not pooled, nor an object holding one. The pool is bounded: when full it
-# starts again (what is already shared stays shared).
+# starts again (what is already shared stays shared). An entry costs about 230 bytes (its key),
+# so the pool holds at most ~15 MiB; objects arrive in the API server's order (an app's pods
+# together), so a larger pool shares little more (at 1 << 18 it held ~57 MiB).
 #
 # Shared objects are never changed: rows are immutable once made (cache/store.py), and every
 # summary copies what it changes.
 
-POOL_SIZE = 1 << 18
+POOL_SIZE = 1 << 16
 UNIQUE = frozenset(("startedAt", "finishedAt", "lastTransitionTime", "lastProbeTime",
                     "lastHeartbeatTime", "lastUpdateTime", "lastTimestamp", "firstTimestamp",
                     "eventTime", "podIP", "podIPs", "ip", "containerID", "message", "startTime",
@@ -168,3 +172,21 @@ def pooled(record):
         elif type(value) is str and len(value) <= MAX_STRING:
             record[name] = _pool.setdefault(value, value)
     return record
+
+
+# A row's sort and filter keys (cache/store.py ``row_of``) repeat too: (filter text, sort value)
+# pairs of a namespace, a status, a reason, a second of creation. One copy of each pair, in a
+# pool of their own (a pair is not a pool key of ``pooled``), bounded the same way.
+_pairs = {}
+
+
+def pooled_keys(keys):
+    """``keys`` ({property: (text, sort value)}, changed in place) sharing equal pairs."""
+    global _pairs
+    if len(_pairs) > POOL_SIZE:
+        _pairs = {}
+    for name, pair in keys.items():
+        shared = _pairs.setdefault(pair, pair)
+        if shared is not pair:
+            keys[name] = shared
+    return keys

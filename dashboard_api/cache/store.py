@@ -30,7 +30,8 @@ import gc
 import time
 
 from dashboard_api import dataselect
-from dashboard_api.cache.sorted import SortedIndex, filtered_index
+from dashboard_api.cache import slim
+from dashboard_api.cache.sorted import SortedIndex, _slashed, filtered_index
 
 # Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped:
 # about 30 MiB each at 150,000 pods (the index and its per-namespace parts).
@@ -73,7 +74,8 @@ def row_of(kind, obj):
     """The row of a slim object: the list's property keys read from its own summary (every
     list property depends on the object alone)."""
     meta = obj.get("metadata") or {}
-    keys = dataselect.keys_of(kind.key_item(obj), kind.properties) if kind else {}
+    keys = slim.pooled_keys(dataselect.keys_of(kind.key_item(obj), kind.properties)) \
+        if kind else {}
     facts = kind.status_facts(obj) if kind is not None and kind.status_facts else None
     return Row(obj, meta.get("namespace") or "", meta.get("name") or "", keys, facts=facts)
 
@@ -646,7 +648,7 @@ def _bucket_row(buckets, value_of, row):
         bucket = buckets.get(value)
         if bucket is None:
             bucket = buckets[value] = {}
-        bucket[(row.namespace + "/", row.name)] = row
+        bucket[(_slashed(row.namespace), row.name)] = row   # one "ns/" string for all
 
 
 def _state_of(rows, value_ofs):

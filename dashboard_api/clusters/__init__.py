@@ -18,3 +18,9 @@ def split_path(path):
     if match is None:
         return None, path
     return match.group(1), match.group(2) or "/"
+
+
+def base_path(name):
+    """The path a cluster's pages and API are served under: ``/clusters/{name}/``; ``/`` for
+    None (the default cluster at the root)."""
+    return "/" if name is None else "%s%s/" % (PREFIX, name)

@@ -15,6 +15,7 @@ from dashboard_api.cache import WatchCache
 from dashboard_api.cache.access import Access
 from dashboard_api.cache.passthrough import ChunkedList, ListSlots
 from dashboard_api.cache.source import CacheSource, NamespaceCandidates
+from dashboard_api.clusters.probe import Probe
 from dashboard_api.handlers.settings import SettingsStore
 from dashboard_api.listing import Pipeline
 from dashboard_api.metrics import lists as metric_lists
@@ -28,7 +29,8 @@ class ClusterContext:
     """``name`` (its path segment), ``api`` (cluster.Cluster: pools, executor, rate limit,
     discovery), ``default`` (served at the root too), ``settings``, ``sidecar`` (None when
     metrics are off), ``cache`` (None when off), ``source`` and ``pipeline`` (the list
-    pipeline over the cache or the caller's own LISTs), ``terminals``.
+    pipeline over the cache or the caller's own LISTs), ``terminals``, ``probe`` (version and
+    reachability, clusters/probe.py).
 
     The watch cache and the sidecar client start on first use (``use``); ``sleep`` lets them go
     after an idle time and the next use starts them afresh."""
@@ -43,10 +45,9 @@ class ClusterContext:
         self.clock = clock
         self.settings = SettingsStore(api, options.namespace, options.settings_config_map_name)
         self.terminals = terminal.make_sessions(api, secret, name)
-        self.version = None     # the API server's gitVersion, once it answered
-        self.reachable = None   # whether it answered last time it was asked (None: not asked)
+        self.probe = Probe(api)  # its version and reachability, for the list of clusters
         self.last_used = clock()
-        self._starting = None   # the task of start(), once used
+        self._starting = None   # the task starting the cache and sidecar, once used
         self._build()
 
     def _build(self):
@@ -63,19 +64,14 @@ class ClusterContext:
         """Marks the cluster used now and starts its cache and sidecar the first time (in the
         background: until its kinds have synced, lists wait for them or pass through)."""
         self.last_used = self.clock()
-        self._begin()
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._start())
         return self
 
     async def start(self):
-        """Starts the cache and the sidecar (once) and waits until the cache has started. The
-        start runs in a task of its own, which sleep() and stop() may cancel: never the
-        caller's (the start-up's) task."""
-        await asyncio.shield(self._begin())
-
-    def _begin(self):
-        if self._starting is None:
-            self._starting = asyncio.ensure_future(self._start())
-        return self._starting
+        """Starts the cluster now and waits until its cache has registered its kinds (the
+        default cluster, at start-up)."""
+        await asyncio.shield(self.use()._starting)
 
     async def _start(self):
         if self.sidecar is not None:
@@ -105,6 +101,7 @@ class ClusterContext:
     def stop(self):
         """For good: the cluster is removed or the process exits."""
         self.terminals.close_all("This cluster is no longer served here.")
+        self.probe.stop()
         self._stop_services()
         self.api.shutdown()
 

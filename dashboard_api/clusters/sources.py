@@ -130,8 +130,8 @@ def _contexts(path):
                         named.setdefault(item["name"], item)
             current = current or doc.get("current-context") or None
     except (OSError, ValueError, TypeError, AttributeError, yaml.YAMLError) as exc:
-        raise cluster_config.ConfigError("cannot read the kubeconfig %s: %s" % (path, exc)) \
-            from exc
+        raise cluster_config.ConfigError("cannot load cluster configuration from %s: %s"
+                                         % (path, exc)) from exc
     contexts = []
     for name, item in merged["contexts"].items():
         named = item.get("context") if isinstance(item.get("context"), dict) else {}

@@ -1,14 +1,21 @@
-"""GET /api/v1/cluster: which cluster this gateway serves, for a signed-in caller.
+"""GET /api/v1/cluster: which cluster this gateway serves, for a signed-in caller; GET
+/api/v1/clusters: every cluster it serves (issue #28).
 
 The home page (dashboard_api/home) shows it after sign-in. The API server's address is shown
 only to a caller whose token that API server accepts: it is internal topology (often a private
 address) that the gateway may be reachable from further than the API server is, so it is not
 in the token-free ``/config``. The caller's token is checked the way sign-in checks it (GET
 /version, refused with 401 when the token is bad), and the same answer gives the version.
+
+The list of clusters checks the token the same way, with the cluster of the request's path
+only: a token is never sent to another cluster. What it shows of the others (version,
+reachability) comes from their background probes (clusters/probe.py), so a hung cluster never
+makes the list wait.
 """
 
 import urllib.parse
 
+from dashboard_api.clusters import base_path
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.serving.routes import Route
 
@@ -32,8 +39,29 @@ class ClusterHandler(BaseHandler):
                          "platform": str(version.get("platform") or "")})
 
 
+class ClustersHandler(BaseHandler):
+    async def get(self):
+        version = await self.caller().request("GET", "/version")
+        self.cluster.probe.answered(version)
+        out = []
+        for cluster in self.ctx.clusters:   # not marked used: their caches stay as they are
+            cluster.probe.refresh()
+            out.append({"name": cluster.name,
+                        "server": public_address(cluster.api.config.host),
+                        "version": cluster.probe.version,
+                        "reachable": cluster.probe.reachable,
+                        "cache": cluster.cache_state(),
+                        "default": cluster.default,
+                        "path": base_path(cluster.name)})
+        self.write_json({"clusters": out})
+
+
 ROUTES = [
     Route("/api/v1/cluster", ClusterHandler, "cluster",
           summary="The cluster served: {apiServer, kubernetesVersion, platform} "
                   "(the caller's token is checked with the API server)"),
+    Route("/api/v1/clusters", ClustersHandler, "clusters",
+          summary="Every cluster served: {clusters: [{name, server, version, reachable, cache, "
+                  "default, path}]} (the caller's token is checked with the cluster of the "
+                  "request's path only; version and reachability from a background probe)"),
 ]

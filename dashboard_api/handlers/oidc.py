@@ -8,6 +8,13 @@ HttpOnly (no page script reads it), SameSite=Strict, Path=/oidc/, Secure when th
 reached over HTTPS. /oidc/session.js, which the gateway adds to the UI's index page, refreshes
 the ID token before it expires and sends the person to sign in again when the provider no
 longer allows it. Nothing here ever puts a token into a URL or a log line.
+
+With several clusters (issue #28) a sign-in is for the web UI of one cluster: the one of the
+path it starts from (``/clusters/{name}/oidc/login``; at the root, the default cluster's). Its
+``token`` cookie gets that UI's path (Path=/clusters/{name}, as the UI's own cookie there), the
+refresh cookie Path=/clusters/{name}/oidc/, so neither is ever sent to another cluster's page;
+the callback stays the one configured redirect URL and learns the cluster from the sealed
+flow cookie (auth/oidc/flow.py); the return path stays within the cluster's path.
 """
 
 import html
@@ -22,6 +29,7 @@ from dashboard_api.auth.oidc.http import ProviderError
 from dashboard_api.auth.oidc.relyingparty import SignInError, oauth_error
 from dashboard_api.serving.errors import not_found, unauthorized
 from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.handlers.picker import cookie_path, ui_base
 from dashboard_api.serving.routes import Route
 
 log = logging.getLogger("dashboard_api.oidc")
@@ -38,19 +46,27 @@ PAGE = """<!doctype html>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em}
 a{margin-right:1.5em}</style></head>
 <body><h1>%(title)s</h1><p>%(message)s</p>
-<p><a href="/oidc/login">Sign in again</a><a href="/">Open the dashboard</a></p></body></html>
+<p><a href="%(base)soidc/login">Sign in again</a><a href="%(base)s">Open the dashboard</a></p>
+</body></html>
 """
 
 
-def set_refresh_cookie(handler, signin, tokens, issued=None):
-    """The refresh token of ``tokens`` sealed into the HttpOnly cookie (dropped when there is
-    none); Secure when the gateway is reached over HTTPS (its redirect URL says)."""
+def refresh_path(base):
+    """The refresh cookie's Path for the web UI at ``base``: its /oidc/ routes."""
+    return base + PREFIX[1:]
+
+
+def set_refresh_cookie(handler, signin, tokens, issued=None, base=None):
+    """The refresh token of ``tokens`` sealed into the HttpOnly cookie of the web UI at
+    ``base`` (default: the request's, picker.ui_base), dropped when there is none; Secure
+    when the gateway is reached over HTTPS (its redirect URL says)."""
     secure = signin.settings.redirect_url.startswith("https://")
+    path = refresh_path(base or ui_base(handler))
     if not tokens.refresh_token:
-        handler.clear_cookie(REFRESH_COOKIE, path=PREFIX, secure=secure, samesite="Strict")
+        handler.clear_cookie(REFRESH_COOKIE, path=path, secure=secure, samesite="Strict")
         return
     value = signin.refresh.seal(tokens.refresh_token, tokens.claims["sub"], issued)
-    handler.set_cookie(REFRESH_COOKIE, value, path=PREFIX, max_age=signin.refresh.max_age,
+    handler.set_cookie(REFRESH_COOKIE, value, path=path, max_age=signin.refresh.max_age,
                        httponly=True, secure=secure, samesite="Strict")
 
 
@@ -67,6 +83,11 @@ class OidcHandler(BaseHandler):
         return self.ctx.oidc
 
     @property
+    def base(self):
+        """The path of the web UI this request's sign-in is for (picker.ui_base)."""
+        return ui_base(self)
+
+    @property
     def secure(self):
         """Cookies are Secure when the browser reaches the gateway over HTTPS (as the
         configured redirect URL says; never decided by the request)."""
@@ -76,32 +97,37 @@ class OidcHandler(BaseHandler):
         parts = urllib.parse.urlsplit(self.signin.settings.redirect_url)
         return "%s://%s" % (parts.scheme, parts.netloc)
 
-    def page(self, status, title, message):
+    def page(self, status, title, message, base=None):
         self.set_status(status)
         self.set_header("Content-Type", "text/html; charset=UTF-8")
         self.set_header("Content-Security-Policy", PAGE_CSP)
         self.set_header("X-Frame-Options", "DENY")
         self.set_header("Referrer-Policy", "no-referrer")
-        self.finish(PAGE % {"title": html.escape(title), "message": html.escape(message)})
+        self.finish(PAGE % {"title": html.escape(title), "message": html.escape(message),
+                            "base": html.escape(base or self.base)})
 
     def go(self, location):
         """A 303 to ``location``; the referrer of the next request carries no query."""
         self.set_header("Referrer-Policy", "no-referrer")
         self.redirect(location, status=303)
 
-    def set_session(self, tokens, issued=None):
+    def set_session(self, tokens, issued=None, base=None):
         """The ID token into the UI's cookie (readable by the UI: it sends it as the Bearer),
-        the refresh token sealed into the HttpOnly one."""
+        the refresh token sealed into the HttpOnly one; both for the web UI at ``base``
+        (default: this request's)."""
+        base = base or self.base
         lifetime = max(1, int(tokens.expires - time.time()))
-        self.set_cookie(TOKEN_COOKIE, tokens.id_token, path="/", max_age=lifetime,
-                        secure=self.secure, samesite="Lax")
-        set_refresh_cookie(self, self.signin, tokens, issued)
+        self.set_cookie(TOKEN_COOKIE, tokens.id_token, path=cookie_path(base),
+                        max_age=lifetime, secure=self.secure, samesite="Lax")
+        set_refresh_cookie(self, self.signin, tokens, issued, base)
 
     def clear_refresh(self):
-        self.clear_cookie(REFRESH_COOKIE, path=PREFIX, secure=self.secure, samesite="Strict")
+        self.clear_cookie(REFRESH_COOKIE, path=refresh_path(self.base), secure=self.secure,
+                          samesite="Strict")
 
     def clear_session(self):
-        self.clear_cookie(TOKEN_COOKIE, path="/", secure=self.secure, samesite="Lax")
+        self.clear_cookie(TOKEN_COOKIE, path=cookie_path(self.base), secure=self.secure,
+                          samesite="Lax")
         self.clear_refresh()
 
     async def refreshed(self):
@@ -122,7 +148,8 @@ class OidcHandler(BaseHandler):
 
 class LoginHandler(OidcHandler):
     async def get(self):
-        flow, cookie = self.signin.flows.start(self.get_query_argument("return", "/"))
+        base = self.base
+        flow, cookie = self.signin.flows.start(self.get_query_argument("return", base), base)
         try:
             url = await self.signin.rp.authorization_url(flow)
         except ProviderError as exc:
@@ -149,10 +176,10 @@ class CallbackHandler(OidcHandler):
             tokens = await self.signin.rp.exchange(flow, self.get_query_argument("code", None))
         except (FlowError, SignInError) as exc:
             log.info("OpenID Connect sign-in refused: %s", exc)
-            return self.page(400, title, "Nothing was signed in: %s." % exc)
+            return self.page(400, title, "Nothing was signed in: %s." % exc, base="/")
         except ProviderError as exc:
             return self.page(503, "Sign-in is unavailable", exc.message)
-        self.set_session(tokens)
+        self.set_session(tokens, base=flow.base)
         log.info("signed in with OpenID Connect: %s", self.signin.rp.username(tokens.claims))
         self.go(flow.return_to)
 
@@ -160,11 +187,12 @@ class CallbackHandler(OidcHandler):
 class RefreshHandler(OidcHandler):
     async def get(self):
         """A navigation: refreshed, back to ``return``; else to the provider."""
-        back = safe_return(self.get_query_argument("return", "/"))
+        base = self.base
+        back = safe_return(self.get_query_argument("return", base), base)
         try:
             await self.refreshed()
         except (SignInError, ProviderError):
-            return self.go("/oidc/login?" + urllib.parse.urlencode({"return": back}))
+            return self.go(base + "oidc/login?" + urllib.parse.urlencode({"return": back}))
         self.go(back)
 
     async def post(self):
@@ -191,7 +219,7 @@ class LogoutHandler(OidcHandler):
         self.page(200, "Signed out", "You are signed out of the dashboard.")
 
 
-SCRIPT_TAG = b'<script src="/oidc/session.js"></script>'
+SCRIPT_TAG = '<script src="%soidc/session.js"></script>'
 # The index page asked for with this query is served as it is, without a sign-in redirect:
 # the way to the UI's own token and kubeconfig sign-in when OpenID Connect is configured.
 LOCAL_SIGN_IN = ("sign-in", "token")
@@ -205,17 +233,18 @@ def ui_index(handler, index_file):
     ctx = handler.application.ctx
     if getattr(ctx, "oidc", None) is None:
         return None
+    base = ui_base(handler)
     if not handler.get_cookie(TOKEN_COOKIE) and \
             handler.get_query_argument(LOCAL_SIGN_IN[0], None) != LOCAL_SIGN_IN[1]:
-        back = safe_return(handler.request.uri)
-        handler.redirect("/oidc/refresh?" + urllib.parse.urlencode({"return": back}),
+        back = safe_return(handler.request.uri, base)
+        handler.redirect(base + "oidc/refresh?" + urllib.parse.urlencode({"return": back}),
                          status=303)
         return None
     with open(index_file, "rb") as f:
         page = f.read()
     at = page.lower().find(b"</head>")
     at = at if at >= 0 else len(page)
-    return page[:at] + SCRIPT_TAG + page[at:]
+    return page[:at] + (SCRIPT_TAG % html.escape(base)).encode("utf-8") + page[at:]
 
 
 SESSION_JS = """// Keeps an OpenID Connect session of the dashboard alive (served by the gateway,
@@ -226,6 +255,7 @@ SESSION_JS = """// Keeps an OpenID Connect session of the dashboard alive (serve
 (function () {
   "use strict";
   var ISSUER = %(issuer)s;
+  var BASE = %(base)s;  // the path of the web UI this page is (its cluster's, or "/")
   var seen = null;
   var busy = false;
 
@@ -243,9 +273,9 @@ SESSION_JS = """// Keeps an OpenID Connect session of the dashboard alive (serve
 
   function refresh() {
     busy = true;
-    fetch("/oidc/refresh", {method: "POST", credentials: "same-origin"}).then(function (r) {
+    fetch(BASE + "oidc/refresh", {method: "POST", credentials: "same-origin"}).then(function (r) {
       busy = false;
-      if (r.status === 401) { location.assign("/oidc/login?return=" + encodeURIComponent(here())); }
+      if (r.status === 401) { location.assign(BASE + "oidc/login?return=" + encodeURIComponent(here())); }
     }, function () { busy = false; });
   }
 
@@ -257,7 +287,7 @@ SESSION_JS = """// Keeps an OpenID Connect session of the dashboard alive (serve
       var margin = Math.min(60, Math.max(2, (c.exp - (c.iat || now)) / 4));
       if (now >= c.exp - margin) { refresh(); }
     } else if (seen) {
-      if (now < seen.exp - 1) { location.assign("/oidc/logout"); } else { refresh(); }
+      if (now < seen.exp - 1) { location.assign(BASE + "oidc/logout"); } else { refresh(); }
     }
   }
 
@@ -274,6 +304,7 @@ class SessionScriptHandler(OidcHandler):
         self.set_header("Cache-Control", "no-cache")
         self.finish(SESSION_JS % {"issuer": ujson.dumps(self.signin.settings.issuer,
                                                         escape_forward_slashes=False),
+                                  "base": ujson.dumps(self.base, escape_forward_slashes=False),
                                   "period": CHECK_PERIOD_MS})
 
 

@@ -5,14 +5,24 @@ gets the directory of its locale: the ``lang`` cookie, else the Accept-Language 
 ``en``. Unknown files fall back to index.html so the UI's own routes load; the index is never
 cached; any other path ending in ``/`` is a 404 (no directory listings). Every answer says the
 UI may not be framed (X-Frame-Options: DENY, CSP frame-ancestors 'none') nor sniffed.
+
+Under a cluster's path (``/clusters/{name}/``, issue #28) the index gets ``<base
+href="/clusters/{name}/">`` as the first element of its head: the UI's calls are relative, and
+the upstream index decides its base at run time by probing for its config file from the root
+down, which would find the root's copy first and send every call to the default cluster; the
+first <base> of a page wins over one written later. With several clusters the root serves the
+cluster picker instead of the UI (handlers/picker.py).
 """
 
+import html
 import os
+import re
 
 import tornado.web
 import ujson
 
 from dashboard_api import locales
+from dashboard_api.clusters import base_path
 from dashboard_api.serving.errors import ApiError
 
 INDEX = "index.html"
@@ -75,23 +85,49 @@ class StaticHandler(UiFileHandler):
         if path.endswith("/") or not inside:
             raise tornado.web.HTTPError(404)
         if not path or path == INDEX or not os.path.isfile(candidate):
+            from dashboard_api.handlers import picker
+            if picker.wanted(self):
+                return picker.serve(self, include_body)
             path = INDEX
             self.set_header("Cache-Control", NO_CACHE)
-            if await self._oidc_index(root, include_body):
+            if await self._index(root, include_body):
                 return
         await super().get(path, include_body)
 
-    async def _oidc_index(self, root, include_body):
-        """Whether the index was answered by the OpenID Connect sign-in (handlers/oidc.py:
-        a redirect to sign in, or the page with the session script)."""
+    async def _index(self, root, include_body):
+        """Whether the index was answered here rather than as the file: by the OpenID Connect
+        sign-in (handlers/oidc.py: a redirect to sign in, or the page with the session
+        script), or with the <base> of the request's cluster."""
         from dashboard_api.handlers import oidc
         self.absolute_path = os.path.join(root, INDEX)  # its ETag: the file's, as unchanged
         page = oidc.ui_index(self, self.absolute_path)
+        if self._finished:
+            return True
+        name = getattr(self.request, "cluster_name", None)
+        if page is None and name is None:
+            return False
         if page is None:
-            return self._finished
+            with open(self.absolute_path, "rb") as f:
+                page = f.read()
+        if name is not None:
+            page = with_base(page, base_path(name))
         self.set_header("Content-Type", "text/html; charset=UTF-8")
         self.finish(page if include_body else b"")
         return True
+
+
+_HEAD = re.compile(rb"<head(?:\s[^>]*)?>", re.IGNORECASE)
+_DOCTYPE = re.compile(rb"^\s*<!doctype[^>]*>", re.IGNORECASE)
+
+
+def with_base(page, base):
+    """``page`` (an HTML document's bytes) with ``<base href="{base}">`` as the first element
+    of its head (after the doctype when it has no <head> tag: the parser then opens the head
+    for it)."""
+    tag = b'<base href="%s">' % html.escape(base, quote=True).encode("utf-8")
+    found = _HEAD.search(page) or _DOCTYPE.search(page)
+    at = found.end() if found else 0
+    return page[:at] + tag + page[at:]
 
 
 def url_spec(web_root):

@@ -6,11 +6,19 @@
 // requests never carry cookies (credentials: "omit"). With OpenID Connect configured the page
 // offers sign-in with the provider; the sign-in ends here with the ID token in the `token`
 // cookie, which the page then takes into sessionStorage and drops (the one cookie it reads).
+//
+// Every request is relative to the page's base: / for the default cluster, /clusters/{name}/
+// under a cluster's path (the gateway writes that <base>). The token is kept per base, so a
+// token given to one cluster is never sent to another opened later in the same tab.
 "use strict";
 
 (function () {
-  const TOKEN_KEY = "dashboard-api.token";
-  const OIDC_KEY = "dashboard-api.oidc"; // the tab's token came from the identity provider
+  const BASE = new URL(".", document.baseURI).pathname; // "/" or "/clusters/{name}/"
+  const SCOPE = BASE === "/" ? "" : ":" + BASE;
+  const TOKEN_KEY = "dashboard-api.token" + SCOPE;
+  const OIDC_KEY = "dashboard-api.oidc" + SCOPE; // the tab's token came from the identity provider
+  // Where the gateway sets the sign-in's `token` cookie: the base without its last slash.
+  const COOKIE_PATH = BASE === "/" ? "/" : BASE.replace(/\/$/, "");
   const PAGE_NAMESPACES = 200;
   const PAGE_PODS = 100;
   const METRICS = "cpu/usage,memory/usage";
@@ -54,12 +62,13 @@
   function tokenFromSignIn() {
     const m = document.cookie.match(/(?:^|;\s*)token=([^;]+)/);
     if (!m) return null;
-    document.cookie = "token=; path=/; max-age=0";
+    document.cookie = "token=; path=" + COOKIE_PATH + "; max-age=0";
     return m[1];
   }
 
   // --- the API -------------------------------------------------------------------------------
 
+  // ``path`` is relative ("api/v1/..."): resolved against the page's base.
   async function api(path, withToken) {
     const headers = { Accept: "application/json" };
     if (withToken) headers.Authorization = "Bearer " + state.token;
@@ -101,14 +110,14 @@
 
   async function loadConfig() {
     try {
-      const config = await api("/config", false);
+      const config = await api("config", false);
       $("version").textContent = config.version;
       $("oidc-signin").hidden = (config.authenticationModes || []).indexOf("oidc") < 0;
     } catch (e) {
       $("version").textContent = "unknown (" + e.message + ")";
     }
     try {
-      const banner = await api("/systembanner", false);
+      const banner = await api("systembanner", false);
       if (banner && banner.message) {
         $("banner").textContent = banner.message;
         $("banner").className = banner.severity === "ERROR" ? "ERROR" : "";
@@ -133,7 +142,7 @@
     state.token = token;
     let cluster;
     try {
-      cluster = await api("/api/v1/cluster", true);
+      cluster = await api("api/v1/cluster", true);
     } catch (e) {
       keepToken(null);
       if (e.status === 401) {
@@ -188,7 +197,7 @@
     let names = [];
     let note = "";
     try {
-      const body = await api("/api/v1/namespace?itemsPerPage=" + PAGE_NAMESPACES
+      const body = await api("api/v1/namespace?itemsPerPage=" + PAGE_NAMESPACES
         + "&sortBy=a,name", true);
       names = (body.namespaces || []).map((ns) => ns.objectMeta.name);
       const total = body.listMeta ? body.listMeta.totalItems : names.length;
@@ -270,7 +279,7 @@
     say("overview-message", "");
     let body;
     try {
-      body = await api("/api/v1/pod" + (namespace ? "/" + segment(namespace) : "")
+      body = await api("api/v1/pod" + (namespace ? "/" + segment(namespace) : "")
         + "?itemsPerPage=" + PAGE_PODS
         + "&sortBy=a,name&metricNames=" + encodeURIComponent(METRICS), true);
     } catch (e) {
@@ -328,7 +337,7 @@
     $("log").hidden = false;
     $("log-title").textContent = "Log of " + namespace + "/" + name;
     $("log-lines").textContent = "Loading…";
-    let path = "/api/v1/log/" + segment(namespace) + "/" + segment(name);
+    let path = "api/v1/log/" + segment(namespace) + "/" + segment(name);
     if (container) path += "/" + segment(container);
     let body;
     try {
@@ -365,7 +374,7 @@
       const oidc = state.oidc;
       state.oidc = false;
       signOut("");
-      if (oidc) location.assign("/oidc/logout");
+      if (oidc) location.assign("oidc/logout");
     });
     $("refresh").addEventListener("click", () => loadNamespaces());
     $("namespace-form").addEventListener("submit", (event) => {

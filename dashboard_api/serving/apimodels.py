@@ -151,6 +151,14 @@ RECORDS = {
     "Me": obj({"name": STRING, "authenticated": BOOLEAN}, required=("authenticated",)),
     "Cluster": obj({"apiServer": STRING, "kubernetesVersion": STRING, "platform": STRING},
                    required=("apiServer", "kubernetesVersion", "platform")),
+    "Clusters": obj({"clusters": array(obj({
+        "name": STRING, "server": STRING,
+        "version": nullable(STRING), "reachable": nullable(BOOLEAN),
+        "cache": {"type": "string", "enum": ["off", "stopped", "syncing", "synced"]},
+        "default": BOOLEAN,
+        "path": {"type": "string", "description": "/clusters/{name}/: the cluster's UI and API"}},
+        required=("name", "server", "version", "reachable", "cache", "default", "path")))},
+        required=("clusters",)),
     "LogResult": obj({
         "info": obj({"podName": STRING, "containerName": STRING, "initContainerName": STRING,
                      "fromDate": nullable(STRING), "toDate": nullable(STRING),
@@ -282,6 +290,7 @@ OPERATIONS = {
     "login": {"post": Op(schema=ref("LoginResponse"), body=ref("LoginRequest"))},
     "me": {"get": Op(schema=ref("Me"))},
     "cluster": {"get": Op(schema=ref("Cluster"))},
+    "clusters": {"get": Op(schema=ref("Clusters"))},
     "settings-global": {"get": Op(schema=ref("GlobalSettings")),
                         "put": Op(204, body=ref("GlobalSettings"))},
     "settings": {"get": Op(schema=ref("GlobalSettings")),

@@ -17,7 +17,7 @@ from dashboard_api.auth import oidc
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache.telemetry import CacheCollector
 from dashboard_api.clusters import split_path
-from dashboard_api.handlers import home, static
+from dashboard_api.handlers import home, picker, static
 from dashboard_api.handlers.base import NotFoundHandler, UnknownClusterHandler
 from dashboard_api.serving.context import Context
 
@@ -79,7 +79,9 @@ def make_app(ctx):
     specs[:0] = terminal.sockjs_urls(ctx.clusters.sessions_of, proxies=proxies.of(ctx.options),
                                      secret=ctx.clusters.secret)
     if "web" in COMPONENTS[ctx.options.mode]:
-        # The web UI's files with --web-root, else the gateway's own home page.
+        # The page to pick a cluster (/clusters/), then the web UI's files with --web-root,
+        # else the gateway's own home page (with several clusters, / serves the picker too).
+        specs.append(picker.url_spec())
         specs.append(static.url_spec(ctx.options.web_root) if ctx.options.web_root
                      else home.url_spec())
     # The terminal's websocket frames are bounded like bodies (xhr_send is a body already).

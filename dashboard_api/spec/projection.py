@@ -11,13 +11,18 @@ function of one kind.
 Nodes:
 
 - ``only(*names, **shaped)``: an object of which only these fields are kept (a name with a
-  ``Shape`` or ``Each`` is kept projected). A field whose value is empty (``[]``, ``{}``, null) and
-  that has a sub-shape is left out, as is an ``Each`` that keeps no element.
+  ``Shape`` or ``Each`` is kept projected). An object field with a sub-shape is kept whenever it
+  is present, even when nothing of it is kept (``state.running`` without its ``startedAt``: a
+  reader tests its presence); a list field with a sub-shape is left out when empty, or when its
+  ``Each`` keeps no element.
 - ``but(*dropped, **shaped)``: the whole object except ``dropped``, with the named fields
   projected (when they hold a non-empty value of the right type; others are kept as they are).
 - ``Each(shape, where=None)``: a list of objects, each projected by ``shape`` (``True``: kept
   whole); ``where`` keeps only the elements where that field is set (e.g. the volumes that are
   claims).
+- ``Digest(source, fn)``: a field computed from another field of the same object (whole, as the
+  API server sent it), e.g. a fingerprint of a replica set's pod template that a join compares
+  instead of keeping the template; the field is set whenever the object has ``source``.
 
 Every object's ``metadata`` is slimmed the same way for every kind (cache/slim.py ``metadata``:
 no managedFields, no last-applied annotation, short strings interned); a projection declares
@@ -52,6 +57,19 @@ class Each:
 
     def __repr__(self):
         return "Each(%r, where=%r)" % (self.shape, self.where)
+
+
+class Digest:
+    """A field holding ``fn(value)`` of the object's field ``source`` (set when it is present)."""
+
+    __slots__ = ("source", "fn")
+
+    def __init__(self, source, fn):
+        self.source = source
+        self.fn = fn
+
+    def __repr__(self):
+        return "Digest(%r, %r)" % (self.source, self.fn)
 
 
 def only(*names, **shaped):
@@ -119,12 +137,21 @@ def _emit(node, src, dst, names, depth):
     for field, sub in node.fields.items():
         if sub is ALL:
             continue
+        if isinstance(sub, Digest):
+            lines.append("%sif %r in %s:\n%s    %s[%r] = %s(%s[%r])\n"
+                         % (pad, sub.source, src, pad, dst, field, _const(names, sub.fn), src,
+                            sub.source))
+            continue
         value, result = "v%d" % depth, "r%d" % depth
-        type_ = "list" if isinstance(sub, Each) else "dict"
+        each = isinstance(sub, Each)
         lines.append("%s%s = %s.get(%r)\n" % (pad, value, src, field))
-        lines.append("%sif %s and isinstance(%s, %s):\n" % (pad, value, value, type_))
+        if each or node.rest:
+            lines.append("%sif %s and isinstance(%s, %s):\n"
+                         % (pad, value, value, "list" if each else "dict"))
+        else:   # an object kept by ``only`` stays, even emptied: readers test its presence
+            lines.append("%sif isinstance(%s, dict):\n" % (pad, value))
         lines.append(_emit(sub, value, result, names, depth + 1))
-        if node.rest:
+        if node.rest or not each:
             lines.append("%s    %s[%r] = %s\n" % (pad, dst, field, result))
         else:
             lines.append("%s    if %s:\n%s        %s[%r] = %s\n"

@@ -1,6 +1,10 @@
 """Deployments, replica sets, replication controllers, daemon sets, stateful sets and jobs
 (reference §5.2): list items with PodInfo, details, list status, and their sublists."""
 
+import hashlib
+
+import msgspec
+
 from dashboard_api.reads import Need, Sublist, scope_of
 from dashboard_api.summaries import autoscaling
 from dashboard_api.summaries.common import (conditions, container_images, name, object_meta,
@@ -309,11 +313,25 @@ def _template_without_hash(template):
     return dict(template or {}, metadata=meta)
 
 
+def template_digest(template):
+    """A fingerprint of a pod template but its ``pod-template-hash`` label: equal for equal
+    templates (keys sorted). The watch cache keeps it in a replica set's record
+    (``spec.templateDigest``, kinds.REPLICA_SET) instead of the template itself."""
+    encoded = msgspec.json.encode(_template_without_hash(template), order="sorted")
+    return hashlib.blake2b(encoded, digest_size=16).hexdigest()
+
+
+def _digest_of(rs):
+    spec = rs.get("spec") or {}
+    return spec.get("templateDigest") or template_digest(spec.get("template"))
+
+
 def new_replica_set(deployment_obj, sets):
-    """The replica set running the deployment's current template (the oldest if several)."""
-    template = _template_without_hash((deployment_obj.get("spec") or {}).get("template"))
-    matches = [rs for rs in sets
-               if _template_without_hash((rs.get("spec") or {}).get("template")) == template]
+    """The replica set running the deployment's current template (the oldest if several):
+    the one whose template is the deployment's but for its ``pod-template-hash`` label,
+    compared by fingerprint (``template_digest``)."""
+    digest = template_digest((deployment_obj.get("spec") or {}).get("template"))
+    matches = [rs for rs in sets if _digest_of(rs) == digest]
     matches.sort(key=lambda rs: (rs.get("metadata") or {}).get("creationTimestamp") or "")
     return matches[0] if matches else None
 

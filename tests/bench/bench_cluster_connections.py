@@ -32,9 +32,9 @@ WAIT = 120  # the most a phase waits for the caches
 
 def contexts_kubeconfig(cluster, k):
     path = os.path.join(cluster.state_dir, "bench-%d.kubeconfig" % k)
-    users.write_contexts_kubeconfig(path, [
-        ("ctx-%d" % i, cluster.url, cluster.ca_file, "admin", cluster.admin_token)
-        for i in range(1, k + 1)])
+    users.write_contexts(path, {"ctx-%d" % i: (cluster.url, cluster.ca_file, "admin",
+                                               cluster.admin_token)
+                                for i in range(1, k + 1)}, "ctx-1")
     return path
 
 

@@ -34,9 +34,8 @@ def context_name(index):
 def _write_many_kubeconfig(clusters):
     """One kubeconfig with a context per cluster, the first one current; returns its path."""
     path = os.path.join(clusters[0].state_dir, "clusters.kubeconfig")
-    users.write_contexts_kubeconfig(path, [
-        (context_name(i), c.url, c.ca_file, f"admin@{context_name(i)}", c.admin_token)
-        for i, c in enumerate(clusters, start=1)])
+    users.write_contexts(path, {context_name(i): (c.url, c.ca_file, "admin", c.admin_token)
+                                for i, c in enumerate(clusters, start=1)}, context_name(1))
     return path
 
 

@@ -45,21 +45,22 @@ def write_secret(path, token):
 
 
 def write_kubeconfig(path, server, ca_file, user, token):
-    write_contexts_kubeconfig(path, [("local", server, ca_file, user, token)])
+    write_contexts(path, {"local": (server, ca_file, user, token)}, "local")
 
 
-def write_contexts_kubeconfig(path, contexts):
-    """A kubeconfig of one context per (name, server, ca_file, user, token), each naming a
-    cluster of its own name; the first is the current context."""
+def write_contexts(path, contexts, current):
+    """A kubeconfig of several contexts: ``contexts`` maps a context's name to (server,
+    ca_file, user, token); each context has a cluster and a user of its own name, so two
+    contexts may name the same user (e.g. "admin") with different tokens."""
     config = {
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [{"name": name, "cluster": {"server": server, "certificate-authority": ca}}
-                     for name, server, ca, _user, _token in contexts],
-        "users": [{"name": user, "user": {"token": token}}
-                  for _name, _server, _ca, user, token in contexts],
-        "contexts": [{"name": name, "context": {"cluster": name, "user": user}}
-                     for name, _server, _ca, user, _token in contexts],
-        "current-context": contexts[0][0],
+                     for name, (server, ca, _user, _token) in contexts.items()],
+        "users": [{"name": name + "-" + user, "user": {"token": token}}
+                  for name, (_server, _ca, user, token) in contexts.items()],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name + "-" + user}}
+                     for name, (_server, _ca, user, _token) in contexts.items()],
+        "current-context": current,
     }
     _write_private(path, yaml.safe_dump(config, sort_keys=False))

@@ -1,4 +1,4 @@
-"""Bounded parsing (dashboard_api/bounded.py), without a cluster: the C parser is there, and
+"""Bounded parsing (dashboard_api/serving/bounded.py), without a cluster: the C parser is there, and
 each limit refuses what passes it before anything is built."""
 
 import time

@@ -169,9 +169,9 @@ def test_the_many_clusters_overlay_serves_its_own_cluster_and_the_secrets(tmp_pa
     assert mount["readOnly"] is True
     # The flags as the gateway reads them, the Secret's file replaced by one of two contexts.
     remote = tmp_path / "kubeconfig"
-    users.write_contexts_kubeconfig(str(remote), [
-        (name, "https://%s.example:6443" % name, "/ca.crt", name + "-user", "t-" + name)
-        for name in ("staging", "production")])
+    users.write_contexts(str(remote), {
+        name: ("https://%s.example:6443" % name, "/ca.crt", "dashboard-api", "t-" + name)
+        for name in ("staging", "production")}, "staging")
     argv = [a.replace(mount["mountPath"] + "/kubeconfig", str(remote))
             for a in container["args"]]
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")

@@ -1,5 +1,6 @@
 """Runs the real gateway (`python -m dashboard_api`) against the local cluster for tests."""
 
+import copy
 import json
 import os
 import re
@@ -47,12 +48,15 @@ class Gateway:
               port=None, apiserver=None):
         """Starts the gateway on `port` (default: a free one) of 127.0.0.1 with `args` added
         to the defaults; `apiserver`: the API server's URL when not the cluster's own (a
-        fault proxy in front of it: same CA, same name)."""
+        fault proxy in front of it: same CA, same name). `cluster` None: no API server flags
+        at all, `args` say where the clusters are (e.g. a --kubeconfig of several contexts)."""
         if port is None:
             [port] = free_ports(1)
-        argv = [sys.executable, "-m", "dashboard_api", "--apiserver-host", apiserver or cluster.url,
-                "--apiserver-ca-bundle", cluster.ca_file]
-        if kubeconfig:
+        argv = [sys.executable, "-m", "dashboard_api"]
+        if cluster is not None:
+            argv += ["--apiserver-host", apiserver or cluster.url,
+                     "--apiserver-ca-bundle", cluster.ca_file]
+        if kubeconfig and cluster is not None:
             argv += ["--kubeconfig", cluster.kubeconfig]
         if https:
             argv += ["--bind-address", "127.0.0.1", "--port", str(port)]
@@ -78,6 +82,14 @@ class Gateway:
                 time.sleep(0.1)
         gw.stop()
         raise RuntimeError("gateway did not listen within %ss:\n%s" % (timeout, gw.log()))
+
+    def at(self, prefix):
+        """This gateway as seen under a path prefix (a cluster's ``/clusters/{name}``): the
+        same process and connections, every path of ``request`` and of the helpers built on
+        it (CSRF tokens, terminal sessions, SockJS addresses) taken under the prefix."""
+        view = copy.copy(self)
+        view.url = self.url + prefix
+        return view
 
     def log(self, whole=False):
         with open(self.log_path, errors="replace") as f:

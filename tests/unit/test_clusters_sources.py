@@ -105,9 +105,9 @@ def test_cluster_flag_without_current_context_or_unknown_context(tmp_path):
 
 
 def test_unreadable_kubeconfig(tmp_path):
-    with pytest.raises(ConfigError, match="cannot read the kubeconfig"):
+    with pytest.raises(ConfigError, match="cannot load cluster configuration from"):
         sources.read(opts("--kubeconfig", str(tmp_path / "absent")))
-    with pytest.raises(ConfigError, match="cannot read the kubeconfig"):
+    with pytest.raises(ConfigError, match="cannot load cluster configuration from"):
         sources.read(opts("--cluster", "x=%s" % (tmp_path / "absent")))
 
 
@@ -201,10 +201,11 @@ def test_kubeconfig_list_as_in_kubeconfig_env(tmp_path):
 
 def test_a_file_that_is_no_kubeconfig_is_refused(tmp_path):
     (tmp_path / "list").write_text("- a\n- b\n")
-    with pytest.raises(ConfigError, match="cannot read the kubeconfig .*not a kubeconfig"):
+    with pytest.raises(ConfigError,
+                       match="cannot load cluster configuration from .*not a kubeconfig"):
         sources.read(opts("--kubeconfig", str(tmp_path / "list")))
     (tmp_path / "bad").write_text("contexts: [\n")
-    with pytest.raises(ConfigError, match="cannot read the kubeconfig"):
+    with pytest.raises(ConfigError, match="cannot load cluster configuration from"):
         sources.read(opts("--kubeconfig", str(tmp_path / "bad")))
 
 

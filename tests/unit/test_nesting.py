@@ -1,4 +1,4 @@
-"""The depth of YAML and JSON text read before any parser (dashboard_api/nesting.py): never more
+"""The depth of YAML and JSON text read before any parser (dashboard_api/serving/nesting.py): never more
 than the true depth of a valid document (no valid document is refused), exact for flow
 collections and JSON, and over a limit before the parser's own limits can answer."""
 

@@ -1,18 +1,22 @@
 """One sign-in in flight: state, nonce and PKCE verifier, sealed into a short-lived cookie.
 
 The browser that starts a sign-in gets a cookie holding ``[state, nonce, verifier, return path,
-issued ms]`` sealed (AES-GCM, terminal/sealing.py) under a key of its own derived from the
+issued ms, base]`` sealed (AES-GCM, terminal/sealing.py) under a key of its own derived from the
 secret the replicas share: any replica can finish a sign-in another began, nothing is stored,
 and nobody can read the verifier or forge a cookie. The callback must bring the same ``state``
 as the cookie, within ``FLOW_TTL``; the cookie is dropped by the callback whatever happens, so a
 callback replayed in the same browser finds none. PKCE (RFC 7636, S256) binds the code to this
-browser's verifier: a code intercepted on the way back is useless elsewhere. Pure code.
+browser's verifier: a code intercepted on the way back is useless elsewhere. ``base`` is the
+path of the web UI the sign-in is for (``/``, or ``/clusters/{name}/`` with several clusters):
+the callback, at the one configured redirect URL, sets the session cookies for that path only
+and returns within it. Pure code.
 """
 
 import hashlib
 import hmac
 import os
 import time
+import urllib.parse
 
 import ujson
 
@@ -33,25 +37,40 @@ def challenge(verifier):
     return b64(hashlib.sha256(verifier.encode("ascii")).digest())
 
 
-def safe_return(path):
-    """``path`` when it is a path of this origin ("/..." but not "//..." nor "/\\..."), else
-    "/": a sign-in never ends on another site (no open redirect)."""
+def safe_return(path, base="/"):
+    """``path`` when it is a path of this origin ("/..." but not "//..." nor "/\\...") within
+    ``base`` (a path ending in "/"; ``base`` without its last slash counts as within), else
+    ``base``: a sign-in never ends on another site (no open redirect), nor on the page of
+    another cluster than the one it signed in to."""
     if not isinstance(path, str) or len(path) > MAX_RETURN_CHARS or not path.startswith("/") \
             or path.startswith(("//", "/\\")) or any(c < " " or c == "\\" for c in path):
-        return "/"
+        return base
+    if base != "/" and not (path.startswith(base) or path == base[:-1]
+                            or path.startswith(base[:-1] + "?")):
+        return base
+    if base != "/" and _dot_segments(path):
+        return base   # "/clusters/b/../a/" is another cluster's page once the browser reads it
     return path
 
 
-class Flow:
-    __slots__ = ("state", "nonce", "verifier", "return_to", "issued")
+def _dot_segments(path):
+    """Whether the path part of ``path`` has a "." or ".." segment (also percent-encoded, as
+    browsers read them)."""
+    head = path.split("?", 1)[0].split("#", 1)[0]
+    return any(urllib.parse.unquote(seg) in (".", "..") for seg in head.split("/"))
 
-    def __init__(self, state, nonce, verifier, return_to, issued):
+
+class Flow:
+    __slots__ = ("state", "nonce", "verifier", "return_to", "issued", "base")
+
+    def __init__(self, state, nonce, verifier, return_to, issued, base="/"):
         self.state, self.nonce, self.verifier = state, nonce, verifier
-        self.return_to, self.issued = return_to, issued
+        self.return_to, self.issued, self.base = return_to, issued, base
 
     @classmethod
-    def start(cls, return_to, now):
-        return cls(random_text(), random_text(), random_text(), safe_return(return_to), now)
+    def start(cls, return_to, now, base="/"):
+        return cls(random_text(), random_text(), random_text(), safe_return(return_to, base),
+                   now, base)
 
 
 class FlowError(ValueError):
@@ -64,10 +83,11 @@ class Flows:
         self._clock = clock
         self.ttl = ttl
 
-    def start(self, return_to):
-        """(Flow, cookie value) of a new sign-in."""
-        flow = Flow.start(return_to, self._clock())
-        fields = [flow.state, flow.nonce, flow.verifier, flow.return_to, int(flow.issued * 1000)]
+    def start(self, return_to, base="/"):
+        """(Flow, cookie value) of a new sign-in for the web UI at ``base``."""
+        flow = Flow.start(return_to, self._clock(), base)
+        fields = [flow.state, flow.nonce, flow.verifier, flow.return_to, int(flow.issued * 1000),
+                  flow.base]
         return flow, self._box.seal(ujson.dumps(fields).encode("utf-8"))
 
     def finish(self, cookie, state):
@@ -78,8 +98,10 @@ class Flows:
         opened = self._box.open(cookie, MAX_COOKIE_CHARS)
         try:
             fields = ujson.loads(opened[1]) if opened else None
-            flow_state, nonce, verifier, return_to, issued_ms = fields
-            assert all(isinstance(v, str) for v in (flow_state, nonce, verifier, return_to))
+            flow_state, nonce, verifier, return_to, issued_ms, base = fields
+            assert all(isinstance(v, str) for v in (flow_state, nonce, verifier, return_to,
+                                                    base))
+            assert base.startswith("/") and base.endswith("/")
             assert isinstance(issued_ms, int)
         except (ValueError, TypeError, AssertionError):
             raise FlowError("the sign-in cookie is not one this dashboard made")
@@ -89,4 +111,5 @@ class Flows:
                 not hmac.compare_digest(state.encode("utf-8", "replace"), flow_state.encode()):
             raise FlowError("the answer of the identity provider is not for the sign-in this "
                             "browser started")
-        return Flow(flow_state, nonce, verifier, safe_return(return_to), issued_ms / 1000.0)
+        return Flow(flow_state, nonce, verifier, safe_return(return_to, base),
+                    issued_ms / 1000.0, base)
