@@ -60,6 +60,13 @@ PAGE_DELAY = float(os.environ.get("DASHBOARD_API_LIST_PAGE_DELAY") or 0) if TEST
 _REFLECTORS = set()
 
 
+def _taken(future):
+    """Takes a finished future's outcome, so that its failure is not logged as never
+    retrieved."""
+    if not future.cancelled():
+        future.exception()
+
+
 class Gone(Exception):
     """The resourceVersion is too old: list again."""
 
@@ -113,6 +120,9 @@ class Reflector:
         self._stopped = True
         if self._task is not None:
             self._task.cancel()
+        # A cancelled fetch leaves Tornado's connection open until the server ends the watch:
+        # close it now (a cluster let go when idle gives its connections back at once).
+        self.http.tcp_client.cut()
         self.http.close()
 
     async def run(self):
@@ -256,7 +266,10 @@ class Reflector:
             raise ApiError(exc.code, "watch answered %d" % exc.code)
         finally:
             if not fetch.done():
-                fetch.cancel()
+                # Left on cancellation (stop): cancelling Tornado's fetch would not close its
+                # connection (stop() cuts it) and would make the cut's failure an error log;
+                # that failure is expected, taken here.
+                fetch.add_done_callback(_taken)
         if state["error"] is not None:
             raise state["error"]
         return state["version"]

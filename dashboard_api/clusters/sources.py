@@ -2,7 +2,7 @@
 entries, or the pod's own cluster.
 
 A cluster is named by its kubeconfig context (``--cluster NAME=...`` names its own; in a pod
-without a kubeconfig, the pod's cluster is ``in-cluster``). The name is a path segment
+without --kubeconfig, the pod's cluster is ``in-cluster``, --cluster entries beside it). The name is a path segment
 (``/clusters/{name}/``), so characters a path segment cannot carry plainly become ``-``.
 
 Each entry carries a fingerprint of what it connects with (server, CA, credentials), so that a
@@ -14,7 +14,6 @@ import json
 import os
 import re
 
-import kubernetes.config
 import yaml
 
 from dashboard_api.cluster import config as cluster_config
@@ -45,10 +44,12 @@ def path_name(name):
 
 
 def parse_cluster_flag(text):
-    """``NAME=KUBECONFIG[:CONTEXT]`` -> (name, kubeconfig, context or None)."""
+    """``NAME=KUBECONFIG[:CONTEXT]`` -> (name, kubeconfig, context or None); raises
+    cluster_config.ConfigError (the start-up says why and exits) when it is not that."""
     name, sep, rest = text.partition("=")
-    if not sep or not name or not rest:
-        raise ValueError("expected NAME=KUBECONFIG[:CONTEXT]")
+    if not sep or not name or not rest.partition(":")[0]:
+        raise cluster_config.ConfigError("--cluster %s: expected NAME=KUBECONFIG[:CONTEXT]"
+                                         % text[:200])
     path, _, context = rest.partition(":")
     return name, path, context or None
 
@@ -67,7 +68,9 @@ def read(options):
             default = path_name(current["name"])
     elif options.apiserver_host:
         entries.append(Entry(FLAGS_ONLY))
-    elif not getattr(options, "clusters", None):
+    elif not getattr(options, "clusters", None) or in_pod():
+        # In a pod, --cluster entries are served beside the pod's own cluster (the default
+        # unless --default-cluster says otherwise).
         entries.append(Entry(IN_CLUSTER))
     for flag in getattr(options, "clusters", None) or ():
         name, path, context_name = parse_cluster_flag(flag)
@@ -86,6 +89,7 @@ def read(options):
         seen.add(entry.name)
     wanted = getattr(options, "default_cluster", None)
     if wanted:
+        wanted = path_name(wanted)  # a context's name as kubectl spells it, or its path name
         if wanted not in seen:
             raise cluster_config.ConfigError("--default-cluster %s: no such cluster (%s)" % (
                 wanted, ", ".join(e.name for e in entries)))
@@ -97,6 +101,12 @@ def read(options):
     return entries, default
 
 
+def in_pod():
+    """Whether the process runs in a pod (the variables the in-cluster configuration reads)."""
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")
+                and os.environ.get("KUBERNETES_SERVICE_PORT"))
+
+
 def load(entry, options, default):
     """The cluster.config.ClusterConfig of ``entry``. --apiserver-host, --apiserver-ca-bundle
     and --apiserver-skip-tls-verify apply to the default cluster only."""
@@ -105,36 +115,49 @@ def load(entry, options, default):
 
 
 def _contexts(path):
-    """(contexts, current context) of a kubeconfig (or a KUBECONFIG-style list of them), each
-    context with the ``cluster`` and ``user`` sections it names under ``_sections``."""
+    """(contexts, current context or None) of a kubeconfig (or a KUBECONFIG-style list of
+    them), each context with the ``cluster`` and ``user`` sections it names under
+    ``_sections``. Merged as kubectl merges: the first file naming a context, cluster or user
+    wins, and so does the first file setting current-context; a file without one is fine (the
+    kubernetes client's own lister refuses it, and lets the last file's current-context win)."""
+    merged = {"contexts": {}, "clusters": {}, "users": {}}
+    current = None
     try:
-        contexts, current = kubernetes.config.list_kube_config_contexts(config_file=path)
-        sections = _sections(path)
-    except Exception as exc:  # the loader raises several unrelated types
+        for doc in _files(path):
+            for key, named in merged.items():
+                for item in doc.get(key) or ():
+                    if isinstance(item, dict) and isinstance(item.get("name"), str):
+                        named.setdefault(item["name"], item)
+            current = current or doc.get("current-context") or None
+    except (OSError, ValueError, TypeError, AttributeError, yaml.YAMLError) as exc:
         raise cluster_config.ConfigError("cannot load cluster configuration from %s: %s"
                                          % (path, exc)) from exc
-    for context in contexts or ():
-        named = context.get("context") or {}
-        context["_sections"] = (sections["clusters"].get(named.get("cluster")),
-                                sections["users"].get(named.get("user")))
-    return contexts or [], current
+    contexts = []
+    for name, item in merged["contexts"].items():
+        named = item.get("context") if isinstance(item.get("context"), dict) else {}
+        contexts.append({"name": name, "context": named, "_sections": (
+            merged["clusters"].get(named.get("cluster")),
+            merged["users"].get(named.get("user")))})
+    chosen = [c for c in contexts if c["name"] == current]
+    return contexts, chosen[0] if chosen else None
 
 
-def _sections(path):
-    """{"clusters": {name: section}, "users": {name: section}} over the files of ``path``,
-    the first file naming one winning (as kubectl merges them)."""
-    out = {"clusters": {}, "users": {}}
-    for one in path.split(os.pathsep):
-        if not one:
-            continue
+def _files(path):
+    """The documents of the files of ``path`` (joined by ':'); files that do not exist are
+    skipped in a list, as kubectl does, but at least one must be read."""
+    paths = [os.path.expanduser(p) for p in path.split(os.pathsep) if p]
+    present = [p for p in paths if os.path.exists(p)] if len(paths) > 1 else paths
+    if not present:
+        raise ValueError("no such file")
+    docs = []
+    for one in present:
         with open(one, "rb") as f:
             # An operator's own configuration, not a request's: read with the safe loader.
             doc = yaml.safe_load(f) or {}
-        for key in out:
-            for item in doc.get(key) or ():
-                if isinstance(item, dict) and item.get("name") not in out[key]:
-                    out[key][item.get("name")] = item
-    return out
+        if not isinstance(doc, dict):
+            raise ValueError("%s is not a kubeconfig (a mapping)" % one)
+        docs.append(doc)
+    return docs
 
 
 def _fingerprint(context):

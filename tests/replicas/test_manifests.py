@@ -3,7 +3,8 @@ offline, strictly, against the API schemas of current releases (kubernetes-valid
 them), its namespace enforces the Pod Security `restricted` profile that its pods meet, and no
 object is at a version of 1.20 only. The overlay conf/overlays/k8s-1.20 is the base for the
 local API server (1.20): accepted there in a server-side dry run, and its service identity
-suffices for a gateway serving lists and a terminal."""
+suffices for a gateway serving lists and a terminal. The overlay conf/overlays/many-clusters
+(remote clusters from a Secret) validates too and its flags serve what it says."""
 
 import base64
 import copy
@@ -23,6 +24,7 @@ from tests.unit.test_versions import ONLY_1_20, readme_rows
 
 BASE = os.path.join(ROOT, "conf", "kubernetes")
 OVERLAY_1_20 = os.path.join(ROOT, "conf", "overlays", "k8s-1.20")
+MANY_CLUSTERS = os.path.join(ROOT, "conf", "overlays", "many-clusters")
 NAMESPACE = "kubernetes-dashboard"
 IDENTITY_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
 KINDS = ["ClusterRole", "ClusterRoleBinding", "Deployment", "Namespace", "NetworkPolicy",
@@ -142,6 +144,41 @@ def test_the_namespace_enforces_restricted_which_the_pods_meet():
     loose["containers"][0]["securityContext"]["capabilities"] = {"add": ["NET_ADMIN"]}
     loose["volumes"].append({"name": "host", "hostPath": {"path": "/"}})
     assert len(restricted_violations(loose)) == 4
+
+
+def test_the_many_clusters_overlay_serves_its_own_cluster_and_the_secrets(tmp_path,
+                                                                         monkeypatch):
+    """conf/overlays/many-clusters: the base plus the Secret of remote kubeconfigs mounted and
+    named by --cluster flags; it validates, its pod stays restricted, and its flags, read as
+    the gateway reads them in a pod, serve in-cluster at the root and each remote context."""
+    from kubernetes_validate import utils
+    from dashboard_api.clusters import sources
+    from dashboard_api.serving import options
+    base = rendered(BASE)
+    docs = rendered(MANY_CLUSTERS)
+    assert sorted(d["kind"] for d in docs) == sorted(d["kind"] for d in base)
+    for doc in docs:
+        assert schema_problem(doc, utils.latest_version()) is None, doc["metadata"]["name"]
+    pod = next(d for d in docs if d["metadata"]["name"] == "dashboard-api"
+               and d["kind"] == "Deployment")["spec"]["template"]["spec"]
+    assert restricted_violations(pod) == []
+    [volume] = [v for v in pod["volumes"] if v["name"] == "clusters"]
+    assert volume["secret"]["secretName"] == "dashboard-api-clusters"
+    [container] = pod["containers"]
+    [mount] = [m for m in container["volumeMounts"] if m["name"] == "clusters"]
+    assert mount["readOnly"] is True
+    # The flags as the gateway reads them, the Secret's file replaced by one of two contexts.
+    remote = tmp_path / "kubeconfig"
+    users.write_contexts(str(remote), {
+        name: ("https://%s.example:6443" % name, "/ca.crt", "dashboard-api", "t-" + name)
+        for name in ("staging", "production")}, "staging")
+    argv = [a.replace(mount["mountPath"] + "/kubeconfig", str(remote))
+            for a in container["args"]]
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    entries, default = sources.read(options.parse(argv))
+    assert [e.name for e in entries] == ["in-cluster", "staging", "production"]
+    assert default == "in-cluster"
 
 
 def test_the_1_20_overlay_passes_a_server_side_dry_run(cluster):

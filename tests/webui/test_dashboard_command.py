@@ -64,3 +64,18 @@ def test_web_root_turns_the_switch_on(dashboard, tmp_path):
     # Without a web root, / is the gateway's own home page (tests/webui/test_home_page.py).
     home = plain.get("/")
     assert home.status == 200 and b'<script src="home.js" defer>' in home.data
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--demo-clusters", "0"], "--demo-clusters: a number from 1 to 10"),
+    (["--demo-clusters=11"], "--demo-clusters: a number from 1 to 10"),
+    (["--demo-clusters"], "--demo-clusters N"),
+    (["--demo-clusters", "2", "--kubeconfig", "/k"],
+     "--demo-clusters starts its own clusters: leave out --kubeconfig and --apiserver-host"),
+])
+def test_demo_clusters_refuses_what_it_cannot_start(args, message):
+    # Refused before anything starts (bin/dashboard --demo-clusters 2 starts two local
+    # clusters, which the README's "Many clusters" shows).
+    done = subprocess.run([os.path.join(ROOT, "bin", "dashboard")] + args, cwd=ROOT,
+                          capture_output=True, text=True, timeout=10)
+    assert (done.returncode, done.stderr.strip()) == (2, message)
