@@ -85,7 +85,10 @@ class Clusters:
             await asyncio.sleep(min(idle, 60.0))
             for cluster in self:
                 if not cluster.default and cluster.started and cluster.idle_for() >= idle:
-                    cluster.sleep()
+                    try:
+                        cluster.sleep()
+                    except Exception:  # one cluster's failure must not end the upkeep
+                        log.exception("cluster %s could not be let go", cluster.name)
 
     async def _follow(self, period):
         loop = asyncio.get_running_loop()
@@ -96,7 +99,10 @@ class Clusters:
             except cluster_config.ConfigError as exc:
                 log.warning("kubeconfig not re-read (keeping the clusters served): %s", exc)
                 continue
-            await self._apply(entries, default, loop)
+            try:
+                await self._apply(entries, default, loop)
+            except Exception:  # keep following the files whatever one change did
+                log.exception("the clusters' configuration was not applied in full")
 
     async def _apply(self, entries, default, loop):
         wanted = {e.name: e for e in entries}
