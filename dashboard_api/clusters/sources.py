@@ -2,8 +2,9 @@
 entries, or the pod's own cluster.
 
 A cluster is named by its kubeconfig context (``--cluster NAME=...`` names its own; in a pod
-without --kubeconfig, the pod's cluster is ``in-cluster``, --cluster entries beside it). The name is a path segment
-(``/clusters/{name}/``), so characters a path segment cannot carry plainly become ``-``.
+without --kubeconfig, the pod's cluster is ``in-cluster``, --cluster entries beside it). The
+name is a path segment (``/clusters/{name}/``), so characters a path segment cannot carry
+plainly become ``-``.
 
 Each entry carries a fingerprint of what it connects with (server, CA, credentials), so that a
 re-read of the files tells a changed cluster from an unchanged one without keeping secrets.
@@ -75,7 +76,8 @@ def read(options):
     for flag in getattr(options, "clusters", None) or ():
         name, path, context_name = parse_cluster_flag(flag)
         contexts, current = _contexts(path)
-        chosen = [c for c in contexts if c["name"] == (context_name or (current or {}).get("name"))]
+        wanted = context_name or (current or {}).get("name")
+        chosen = [c for c in contexts if c["name"] == wanted]
         if not chosen:
             raise cluster_config.ConfigError("--cluster %s: no context %s in %s" % (
                 name, context_name or "(current)", path))
