@@ -14,6 +14,7 @@ import logging
 from dashboard_api import kinds
 from dashboard_api.cache import heap, slim
 from dashboard_api.cache.applied import Applied
+from dashboard_api.cache.joined import join_stores
 from dashboard_api.cache.store import SYNCED, SYNCING, UNAVAILABLE, Store, row_of
 from dashboard_api.cluster.watch import Reflector
 from dashboard_api.spec import OPT_IN
@@ -107,6 +108,7 @@ class WatchCache:
             self.cached[(resource.group, resource.plural)] = cached
             self.by_name[name] = cached
             cached.reflector.start()
+        join_stores({name: cached.store for name, cached in self.by_name.items()})
 
     def stop(self):
         for cached in self.cached.values():

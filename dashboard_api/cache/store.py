@@ -87,9 +87,17 @@ class Index:
     def __init__(self, value_of):
         self.value_of = value_of
         self.buckets = {}   # value -> {(namespace + "/", name): Row}
+        self.watchers = []  # told when a bucket appears or vanishes (cache/joined.py)
 
     def add(self, row):
+        if not self.watchers:
+            _bucket_row(self.buckets, self.value_of, row)
+            return
+        new = [value for value in self.value_of(row.obj) if value not in self.buckets]
         _bucket_row(self.buckets, self.value_of, row)
+        for value in new:
+            for watcher in self.watchers:
+                watcher.appeared(self, value, row)
 
     def remove(self, row):
         for value in self.value_of(row.obj):
@@ -98,6 +106,14 @@ class Index:
                 bucket.pop((row.namespace + "/", row.name), None)
                 if not bucket:
                     self.buckets.pop(value, None)
+                    for watcher in self.watchers:
+                        watcher.vanished(self, value)
+
+    def swap(self, buckets):
+        """A full LIST's buckets in, whole."""
+        self.buckets = buckets
+        for watcher in self.watchers:
+            watcher.reset()
 
     def get(self, value):
         """The rows of ``value`` in the store's order."""
@@ -150,6 +166,15 @@ class Related:
     def lookup(self, index):
         names = frozenset(self._namespaces) if self._namespaces else None
         return Lookup(self._store.indexes[index], names)
+
+    def joined(self, name, other):
+        """The owners of the store's join ``name`` (cache/joined.py, kept per event, all
+        namespaces) when ``other`` is a related read of the store it is joined with, else
+        None (then the caller meets the two itself)."""
+        found = self._store.joins.get(name)
+        if found is None or not isinstance(other, Related) or other._store is not found[1]:
+            return None
+        return found[0].owners()
 
     def _list(self):
         if self._items is None:
@@ -237,6 +262,7 @@ class Store:
         self.rows = {}              # (namespace, name) -> Row
         self.names = {}             # namespace -> sorted [name]
         self.indexes = {name: Index(fn) for name, fn in (indexes or {}).items()}
+        self.joins = {}             # name -> (Joined, the store joined with), cache/joined.py
         self._scopes = {}           # (namespaces, objects?) -> Scoped, until the next change
         self._stamps = {}           # namespace -> generation of its last change
         self._replaced = 0          # generation of the last full LIST
@@ -313,7 +339,7 @@ class Store:
         self.rows = rows
         self.names = names
         for name, index in self.indexes.items():
-            index.buckets = buckets[name]
+            index.swap(buckets[name])
         self.resource_version = resource_version
         self._changed()
         self._stamps = {}

@@ -48,3 +48,9 @@ def unready(obj):
 
 
 CONTROLLED = {"controller": controller}
+
+# Joins of two kinds' indexes kept per event by the watch cache (cache/joined.py): name ->
+# (kind, its index, the kind met with, its index, the owner of the first kind's object).
+# "warned_owners": the controllers of the not-ready pods with a Warning event, which a
+# workload list's status counts as failed (Related.warned_controllers).
+JOINED = {"warned_owners": ("pod", "unready", "event", "warned", controller_uid)}

@@ -7,6 +7,7 @@ import concurrent.futures
 
 from dashboard_api import kinds
 from dashboard_api.cache import slim
+from dashboard_api.cache.joined import join_stores
 from dashboard_api.cache.store import Store, row_of
 from dashboard_api.summaries import pods, workloads
 from dashboard_api.summaries.common import Related, resource_status
@@ -150,3 +151,61 @@ def test_owned_workloads_list_status_from_the_pod_indexes_as_from_every_workload
         pod_store.apply("MODIFIED", row_of(pod_kind, slim.slim(pod_kind, pod)), "2")
     check((), dict(resource_status(), failed=2, pending=1, running=2))
     check(("b",), dict(resource_status(), failed=1, pending=1))
+
+
+def test_warned_controllers_kept_per_event_by_the_join_of_pods_and_events():
+    """The controllers of the not-ready pods with a Warning event, kept per event by the watch
+    cache's join of the two stores (cache/joined.py), are those a walk of every pod finds,
+    through pod and event changes and full LISTs of either kind."""
+    raw_pods = [_owned(_pod("a", "p1"), "rs1"), _owned(_pod("a", "p2"), "rs2"),
+                _owned(_pod("a", "p3", ready=True), "rs3"), _owned(_pod("b", "p4"), "rs1"),
+                _pod("b", "p5")]
+    events = [_event("a", "w1", "p1"), _event("a", "w3", "p3"), _event("b", "w4", "p4"),
+              _event("b", "w5", "p5"), _event("a", "n2", "p2", "Normal", "Pulled")]
+    event_kind, events_store = _events_store(events)
+    pod_kind, pod_store = _store("pod", raw_pods)
+    join_stores({"pod": pod_store, "event": events_store})
+
+    def check(expected):
+        walked = Related(pods=list(raw_pods), events=list(events)).warned_controllers()
+        cached = Related(pods=pod_store.related(()), events=events_store.related(()))
+        assert set(cached.warned_controllers()) == set(walked) == expected
+        # a pod list met with events not from the cache: the join is not used
+        assert set(Related(pods=pod_store.related(()), events=list(events))
+                   .warned_controllers()) == expected
+
+    def pod_event(i, pod, type_="MODIFIED"):
+        if type_ == "DELETED":
+            raw_pods.remove(pod)
+        else:
+            raw_pods[i] = pod
+        pod_store.apply(type_, row_of(pod_kind, slim.slim(pod_kind, pod)), "2")
+
+    def event_event(ev, type_="ADDED"):
+        if type_ == "DELETED":
+            events.remove(ev)
+        else:
+            events.append(ev)
+        events_store.apply(type_, row_of(event_kind, slim.slim(event_kind, ev)), "2")
+
+    check({"rs1"})                                   # p1, p4; p3 ready; p5 has no owner
+    event_event(_event("a", "w2", "p2"))             # p2 warned
+    check({"rs1", "rs2"})
+    pod_event(0, _owned(_pod("a", "p1", ready=True), "rs1"))
+    check({"rs1", "rs2"})                            # p4 still
+    event_event(events[2], "DELETED")                # p4's warning expires
+    check({"rs2"})
+    pod_event(2, _owned(_pod("a", "p3"), "rs3"))     # p3 not ready, warned
+    check({"rs2", "rs3"})
+    event_event(_event("a", "w2b", "p2"))            # a second warning, then the first goes
+    event_event(events[-2], "DELETED")
+    check({"rs2", "rs3"})
+    pod_event(1, raw_pods[1], "DELETED")
+    check({"rs3"})
+    events_store.replace([row_of(event_kind, slim.slim(event_kind, ev))
+                          for ev in events + [_event("b", "w4", "p4")]], "3")
+    events.append(_event("b", "w4", "p4"))
+    check({"rs1", "rs3"})                            # a full LIST of events: rebuilt
+    raw_pods[1] = _owned(_pod("a", "p3", ready=True), "rs3")   # p1, p3, p4, p5
+    pod_store.replace([row_of(pod_kind, slim.slim(pod_kind, p)) for p in raw_pods], "4")
+    check({"rs1"})
