@@ -87,17 +87,20 @@ class Index:
     def __init__(self, value_of):
         self.value_of = value_of
         self.buckets = {}   # value -> {(namespace + "/", name): Row}
-        self.watchers = []  # told when a bucket appears or vanishes (cache/joined.py)
+        self.watchers = []  # told of every row added and removed (cache/joined.py)
 
     def add(self, row):
         if not self.watchers:
             _bucket_row(self.buckets, self.value_of, row)
             return
-        new = [value for value in self.value_of(row.obj) if value not in self.buckets]
-        _bucket_row(self.buckets, self.value_of, row)
-        for value in new:
+        for value in self.value_of(row.obj):
+            bucket = self.buckets.get(value)
+            first = bucket is None
+            if first:
+                bucket = self.buckets[value] = {}
+            bucket[(row.namespace + "/", row.name)] = row
             for watcher in self.watchers:
-                watcher.appeared(self, value, row)
+                watcher.added(self, value, row, first)
 
     def remove(self, row):
         for value in self.value_of(row.obj):
@@ -106,8 +109,8 @@ class Index:
                 bucket.pop((row.namespace + "/", row.name), None)
                 if not bucket:
                     self.buckets.pop(value, None)
-                    for watcher in self.watchers:
-                        watcher.vanished(self, value)
+                for watcher in self.watchers:
+                    watcher.removed(self, value, row, not bucket)
 
     def swap(self, buckets):
         """A full LIST's buckets in, whole."""
@@ -167,12 +170,14 @@ class Related:
         names = frozenset(self._namespaces) if self._namespaces else None
         return Lookup(self._store.indexes[index], names)
 
-    def joined(self, name, other):
+    def joined(self, name, *others):
         """The owners of the store's join ``name`` (cache/joined.py, kept per event, all
-        namespaces) when ``other`` is a related read of the store it is joined with, else
-        None (then the caller meets the two itself)."""
+        namespaces) when ``others`` are related reads of the stores it reads, in order, else
+        None (then the caller meets them itself)."""
         found = self._store.joins.get(name)
-        if found is None or not isinstance(other, Related) or other._store is not found[1]:
+        if found is None or len(others) != len(found[1]) or not all(
+                isinstance(other, Related) and other._store is store
+                for other, store in zip(others, found[1])):
             return None
         return found[0].owners()
 
@@ -262,7 +267,7 @@ class Store:
         self.rows = {}              # (namespace, name) -> Row
         self.names = {}             # namespace -> sorted [name]
         self.indexes = {name: Index(fn) for name, fn in (indexes or {}).items()}
-        self.joins = {}             # name -> (Joined, the store joined with), cache/joined.py
+        self.joins = {}             # name -> (a join, the stores it reads), cache/joined.py
         self._scopes = {}           # (namespaces, objects?) -> Scoped, until the next change
         self._stamps = {}           # namespace -> generation of its last change
         self._replaced = 0          # generation of the last full LIST

@@ -7,7 +7,7 @@ Pure functions of the slim object, so a typed record (issue #19) needs only the 
 ownerReferences' uid and controller, spec.nodeName, involvedObject.uid and the event's type.
 """
 
-from dashboard_api.summaries.common import controller_uid
+from dashboard_api.summaries.common import controller_ref, controller_uid
 from dashboard_api.summaries.events import event_type, pod_ready
 
 
@@ -47,10 +47,24 @@ def unready(obj):
     return (uid,) if uid and not pod_ready(obj) else ()
 
 
+def running_job(obj):
+    """The job controlling a running pod: a job neither complete nor failed is ``running``
+    in its list's status when it has one, else ``pending`` (summaries.workloads); only pods
+    of jobs, so the index is small."""
+    ref = controller_ref(obj)
+    if ref and ref.get("kind") == "Job" and ref.get("uid") and \
+            (obj.get("status") or {}).get("phase") == "Running":
+        return (ref["uid"],)
+    return ()
+
+
 CONTROLLED = {"controller": controller}
 
-# Joins of two kinds' indexes kept per event by the watch cache (cache/joined.py): name ->
-# (kind, its index, the kind met with, its index, the owner of the first kind's object).
-# "warned_owners": the controllers of the not-ready pods with a Warning event, which a
-# workload list's status counts as failed (Related.warned_controllers).
+# Joins the watch cache keeps per event (cache/joined.py), for the workloads' list status
+# (summaries.common.Related). JOINED: name -> (kind, its index, the kind met with, its index,
+# the owner of the first kind's object): "warned_owners", the controllers of the not-ready pods
+# with a Warning event. LIFTED: name -> (kind, its index by controller, the kind of its
+# children, their index or join): the deployments owning a replica set in that index or join.
 JOINED = {"warned_owners": ("pod", "unready", "event", "warned", controller_uid)}
+LIFTED = {"warned_deployments": ("replicaset", "controller", "pod", "warned_owners"),
+          "pending_deployments": ("replicaset", "controller", "pod", "pending")}

@@ -195,5 +195,45 @@ class Related(dict):
                     for owner in [controller_uid(pod)] if owner}
         return self.index("warned_controllers", build)
 
+    def warned_deployments(self):
+        """The UIDs of the deployments owning a replica set in ``warned_controllers``: from
+        cached pods, events and replica sets, the watch cache's join (kept per event), else
+        found by a walk of the replica sets."""
+        joined = getattr(self["replicasets"], "joined", None)
+        owners = joined("warned_deployments", self["pods"], self["events"]) \
+            if joined is not None else None
+        if owners is not None:
+            return owners
+        return self.index("warned_deployments",
+                          lambda rel: _owners_of(rel["replicasets"], rel.warned_controllers()))
+
+    def pending_deployments(self):
+        """The UIDs of the deployments owning a replica set in ``pending_controllers``: as
+        ``warned_deployments``."""
+        joined = getattr(self["replicasets"], "joined", None)
+        owners = joined("pending_deployments", self["pods"]) if joined is not None else None
+        if owners is not None:
+            return owners
+        return self.index("pending_deployments",
+                          lambda rel: _owners_of(rel["replicasets"], rel.pending_controllers()))
+
+    def running_jobs(self):
+        """The UIDs of the controllers of a pod in phase Running (all that a job's list status
+        asks): from a cached pod list, its "running_job" index (kept per event), else found by
+        a scan."""
+        lookup = getattr(self["pods"], "lookup", None)
+        if lookup is not None:
+            return lookup("running_job").uids()
+        return self.index("running_jobs", lambda rel: {
+            owner for pod in rel["pods"] or ()
+            if (pod.get("status") or {}).get("phase") == "Running"
+            for owner in [controller_uid(pod)] if owner})
+
+
+def _owners_of(objects, uids):
+    """The controllers of the ``objects`` whose UID is in ``uids``."""
+    return {owner for obj in objects or () if uid(obj) in uids
+            for owner in [controller_uid(obj)] if owner}
+
 
 EMPTY = Related()  # no related objects (read-only: never assign to it)
