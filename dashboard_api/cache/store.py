@@ -735,16 +735,17 @@ def _relist_plan(kind, live, rows, value_ofs, specs, counting):
     ``counting``)). ``live`` is only read with single dict operations (get, a copy of its
     items), each whole under the GIL; the caller checks the store did not change meanwhile."""
     fresh = {(row.namespace, row.name): row for row in rows}
-    get = live.get
-    changes = []
-    for key, row in fresh.items():
-        old = get(key)
-        if old is not row:
-            changes.append((old, row))
-    changes += [(row, None) for key, row in list(live.items()) if key not in fresh]
-    if live and (len(changes) <= SMALL_RELIST or len(changes) <= len(live) * SMALL_SHARE):
-        return changes, None
-    del changes
+    if live:   # a first sync has nothing to compare with: built whole
+        get = live.get
+        changes = []
+        for key, row in fresh.items():
+            old = get(key)
+            if old is not row:
+                changes.append((old, row))
+        changes += [(row, None) for key, row in list(live.items()) if key not in fresh]
+        if len(changes) <= SMALL_RELIST or len(changes) <= len(live) * SMALL_SHARE:
+            return changes, None
+        del changes
     names, buckets = _state_of(fresh, value_ofs)
     sorted_indexes = [SortedIndex(spec, fresh.values()) for spec in specs]
     counters = _tally_of(kind, fresh.values()) if counting else None
