@@ -4,7 +4,8 @@ The watch cache keeps one index per name in each kind's store (cache/store.py ``
 summaries.common.Related reads them by name (``by_controller`` -> "controller",
 ``events_by_object`` -> "involved", ``warned_objects`` -> "warned", a node's pods -> "node").
 Pure functions of the slim object, so a typed record (issue #19) needs only the fields they read:
-ownerReferences' uid and controller, spec.nodeName, involvedObject.uid and the event's type.
+ownerReferences' uid, controller and kind, spec.nodeName, a pod's phase and Ready condition,
+involvedObject.uid and the event's type.
 """
 
 from dashboard_api.summaries.common import controller_ref, controller_uid
