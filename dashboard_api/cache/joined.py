@@ -28,8 +28,9 @@ def join_stores(stores):
     for name, (kind, index, other, other_index, owner_of) in joins.JOINED.items():
         left, right = stores.get(kind), stores.get(other)
         if left is not None and right is not None:
-            left.joins[name] = (Joined(left.indexes[index], right.indexes[other_index],
-                                       owner_of), (right,))
+            joined = Joined(left.indexes[index], right.indexes[other_index], owner_of)
+            left.joins[name] = (joined, (right,))
+            right.joins[name] = (joined, ())   # asked by a read of the first kind's store
     for name, (kind, index, source_kind, source) in joins.LIFTED.items():
         parents, children = stores.get(kind), stores.get(source_kind)
         if parents is None or children is None:
@@ -53,6 +54,10 @@ class _Owners:
     def owners(self):
         """The owners with at least one link, as a set-like view."""
         return self.counts.keys()
+
+    def count(self, owner):
+        """The links of ``owner``."""
+        return self.counts.get(owner, 0)
 
     @property
     def buckets(self):

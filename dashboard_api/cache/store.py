@@ -171,15 +171,15 @@ class Related:
         return Lookup(self._store.indexes[index], names)
 
     def joined(self, name, *others):
-        """The owners of the store's join ``name`` (cache/joined.py, kept per event, all
-        namespaces) when ``others`` are related reads of the stores it reads, in order, else
-        None (then the caller meets them itself)."""
+        """The store's join ``name`` (cache/joined.py, kept per event, all namespaces) when
+        ``others`` are related reads of the stores it reads, in order, else None (then the
+        caller meets them itself)."""
         found = self._store.joins.get(name)
         if found is None or len(others) != len(found[1]) or not all(
                 isinstance(other, Related) and other._store is store
                 for other, store in zip(others, found[1])):
             return None
-        return found[0].owners()
+        return found[0]
 
     def _list(self):
         if self._items is None:
@@ -623,8 +623,8 @@ class Store:
         _count(self.kind, self._tally, row, sign)
 
     def status_tally(self, namespaces):
-        """(buckets counted from the rows' facts alone, [{bucket: {key: facts}}] of the rows
-        whose bucket ``rel`` may change, by that bucket, one per namespace) over the namespaces
+        """(buckets counted from the rows' facts alone, {namespace: {bucket: {key: facts}}} of
+        the rows whose bucket ``rel`` may change, by that bucket) over the namespaces
         (empty: all), for the kind's ``status_counted``; None when the kind has no
         ``status_split``. Counters are kept per event once first asked for."""
         kind = self.kind
@@ -635,13 +635,13 @@ class Store:
             if self._tally is None:
                 return None
         counts = collections.Counter()
-        pending = []
+        pending = {}
         for ns in (set(namespaces) if namespaces else list(self._tally)):
             tally = self._tally.get(ns)
             if tally is not None:
                 counts.update(tally[0])
                 if tally[1]:
-                    pending.append(tally[1])
+                    pending[ns] = tally[1]
         return counts, pending
 
     def view(self, namespaces):

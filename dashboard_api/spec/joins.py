@@ -10,6 +10,7 @@ involvedObject.uid and the event's type.
 
 from dashboard_api.summaries.common import controller_ref, controller_uid
 from dashboard_api.summaries.events import event_type, pod_ready
+from dashboard_api.summaries.podstatus import list_phase
 
 
 def controller(obj):
@@ -61,11 +62,22 @@ def running_job(obj):
 
 CONTROLLED = {"controller": controller}
 
+def warned_move(obj):
+    """(namespace, list-status bucket) of a not-ready pod that a Warning event moves to
+    ``failed`` (its bucket differs with one, summaries.pods.status_split), else None: the pods'
+    list status counts them per event ("warned_moves", summaries.pods.status_counted)."""
+    plain = list_phase(obj, False)
+    if list_phase(obj, True) == plain:
+        return None
+    return (obj.get("metadata") or {}).get("namespace") or "", plain
+
+
 # Joins the watch cache keeps per event (cache/joined.py), for the workloads' list status
 # (summaries.common.Related). JOINED: name -> (kind, its index, the kind met with, its index,
 # the owner of the first kind's object): "warned_owners", the controllers of the not-ready pods
-# with a Warning event. LIFTED: name -> (kind, its index by controller, the kind of its
+# with a Warning event; "warned_moves", such pods counted by namespace and bucket. LIFTED: name -> (kind, its index by controller, the kind of its
 # children, their index or join): the deployments owning a replica set in that index or join.
-JOINED = {"warned_owners": ("pod", "unready", "event", "warned", controller_uid)}
+JOINED = {"warned_owners": ("pod", "unready", "event", "warned", controller_uid),
+          "warned_moves": ("pod", "unready", "event", "warned", warned_move)}
 LIFTED = {"warned_deployments": ("replicaset", "controller", "pod", "warned_owners"),
           "pending_deployments": ("replicaset", "controller", "pod", "pending")}

@@ -159,6 +159,13 @@ class Related(dict):
                     if any(event_type(ev) == "Warning" for ev in evs)}
         return self.index("warned_objects", build)
 
+    def warned_moves(self):
+        """From a cached event list, the watch cache's join counting, by (namespace, bucket),
+        the not-ready pods whose Warning event moves them to ``failed`` in the pods' list
+        status (kept per event; pods.status_counted), else None."""
+        joined = getattr(self["events"], "joined", None)
+        return joined("warned_moves") if joined is not None else None
+
     def pending_controllers(self):
         """The UIDs of the controllers of a pod in phase Pending, set-like: from a cached pod
         list, its store's "pending" index (kept per event), else found by a scan."""
@@ -177,9 +184,9 @@ class Related(dict):
         its "unready" index met with the warned objects, a step per such pod; else found by a
         scan."""
         joined = getattr(self["pods"], "joined", None)
-        owners = joined("warned_owners", self["events"]) if joined is not None else None
-        if owners is not None:
-            return owners
+        found = joined("warned_owners", self["events"]) if joined is not None else None
+        if found is not None:
+            return found.owners()
         warned = self.warned_objects()
         lookup = getattr(self["pods"], "lookup", None)
         if lookup is not None:
@@ -200,10 +207,10 @@ class Related(dict):
         cached pods, events and replica sets, the watch cache's join (kept per event), else
         found by a walk of the replica sets."""
         joined = getattr(self["replicasets"], "joined", None)
-        owners = joined("warned_deployments", self["pods"], self["events"]) \
+        found = joined("warned_deployments", self["pods"], self["events"]) \
             if joined is not None else None
-        if owners is not None:
-            return owners
+        if found is not None:
+            return found.owners()
         return self.index("warned_deployments",
                           lambda rel: _owners_of(rel["replicasets"], rel.warned_controllers()))
 
@@ -211,9 +218,9 @@ class Related(dict):
         """The UIDs of the deployments owning a replica set in ``pending_controllers``: as
         ``warned_deployments``."""
         joined = getattr(self["replicasets"], "joined", None)
-        owners = joined("pending_deployments", self["pods"]) if joined is not None else None
-        if owners is not None:
-            return owners
+        found = joined("pending_deployments", self["pods"]) if joined is not None else None
+        if found is not None:
+            return found.owners()
         return self.index("pending_deployments",
                           lambda rel: _owners_of(rel["replicasets"], rel.pending_controllers()))
 

@@ -142,13 +142,13 @@ def _counted_by(failing_of, pending_of):
         return out
 
     def status_counted(counts, groups, rel):
-        """list_status from the watch cache's counters: ``groups`` [{None: {uid: uid}}] of
-        the workloads by namespace, met with the sets by C-level set intersections."""
+        """list_status from the watch cache's counters: ``groups`` {namespace: {None: {uid:
+        uid}}} of the workloads, met with the sets by C-level set intersections."""
         failing, pending = failing_of(rel), pending_of(rel)
         out = resource_status()
         for bucket, n in counts.items():
             out[bucket] += n
-        for part in groups:
+        for part in groups.values():
             for group in part.values():
                 uids = group.keys()
                 failed = len(uids & failing)
@@ -202,13 +202,13 @@ def job_list_status(raw, rel, facts=None):
 
 
 def job_status_counted(counts, groups, rel):
-    """job_list_status from the watch cache's counters (``groups`` [{None: {uid: facts}}] of
-    the jobs neither failed nor complete), by one set intersection per namespace."""
+    """job_list_status from the watch cache's counters (``groups`` {namespace: {None: {uid:
+    facts}}} of the jobs neither failed nor complete), by one set intersection per namespace."""
     running = rel.running_jobs()
     out = resource_status()
     for bucket, n in counts.items():
         out[bucket] += n
-    for part in groups:
+    for part in groups.values():
         for group in part.values():
             uids = group.keys()
             found = len(uids & running)

@@ -75,13 +75,13 @@ def test_pod_list_status_from_the_warned_index_as_from_every_pods_events():
             pending.setdefault(bucket, {})[uid] = fact
     cached = Related(events=store.related(()))
     assert set(cached.warned_objects()) == {"p1", "p3", "p4"}
-    assert pods.status_counted(counts, [pending], cached) == expected
-    assert pods.status_counted(counts, [pending], Related(events=events)) == expected
+    assert pods.status_counted(counts, {"a": pending}, cached) == expected
+    assert pods.status_counted(counts, {"a": pending}, Related(events=events)) == expected
     assert expected["failed"] == 2                    # p1 and p4: not ready, warned
     # the Warning of p4 expires: p4 is counted by its facts alone again
     store.apply("DELETED", row_of(kind, slim.slim(kind, events[-1])), "2")
     assert set(cached.warned_objects()) == {"p1", "p3"}
-    assert pods.status_counted(counts, [pending], Related(events=store.related(()))) == \
+    assert pods.status_counted(counts, {"a": pending}, Related(events=store.related(()))) == \
         pods.list_status(raw, Related(events=events[:-1]))
 
 
@@ -173,6 +173,12 @@ def test_warned_controllers_kept_per_event_by_the_join_of_pods_and_events():
         # a pod list met with events not from the cache: the join is not used
         assert set(Related(pods=pod_store.related(()), events=list(events))
                    .warned_controllers()) == expected
+        # the pods' list status: the join "warned_moves" counts what a walk finds
+        counts, pending = pod_store.status_tally(())
+        walked_status = pods.list_status(raw_pods, Related(events=list(events)))
+        assert Related(events=events_store.related(())).warned_moves() is not None
+        for rel in (Related(events=events_store.related(())), Related(events=list(events))):
+            assert pod_kind.status_counted(counts, pending, rel) == walked_status
 
     def pod_event(i, pod, type_="MODIFIED"):
         if type_ == "DELETED":
