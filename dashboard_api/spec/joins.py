@@ -72,11 +72,12 @@ def warned_move(obj):
     return (obj.get("metadata") or {}).get("namespace") or "", plain
 
 
-# Joins the watch cache keeps per event (cache/joined.py), for the workloads' list status
+# Joins the watch cache keeps per event (cache/joined.py), for the list status blocks
 # (summaries.common.Related). JOINED: name -> (kind, its index, the kind met with, its index,
 # the owner of the first kind's object): "warned_owners", the controllers of the not-ready pods
-# with a Warning event; "warned_moves", such pods counted by namespace and bucket. LIFTED: name -> (kind, its index by controller, the kind of its
-# children, their index or join): the deployments owning a replica set in that index or join.
+# with a Warning event; "warned_moves", such pods counted by namespace and bucket. LIFTED:
+# name -> (kind, its index by controller, the kind of its children, their index or join): the
+# deployments owning a replica set in that index or join.
 JOINED = {"warned_owners": ("pod", "unready", "event", "warned", controller_uid),
           "warned_moves": ("pod", "unready", "event", "warned", warned_move)}
 LIFTED = {"warned_deployments": ("replicaset", "controller", "pod", "warned_owners"),
