@@ -14,7 +14,8 @@ import logging
 from dashboard_api import kinds
 from dashboard_api.cache import heap, slim
 from dashboard_api.cache.applied import Applied
-from dashboard_api.cache.store import SYNCED, SYNCING, UNAVAILABLE, Store, row_of
+from dashboard_api.cache.joined import join_stores
+from dashboard_api.cache.store import SYNCED, SYNCING, UNAVAILABLE, Store, freeze_heap, row_of
 from dashboard_api.cluster.watch import Reflector
 from dashboard_api.spec import OPT_IN
 
@@ -51,6 +52,14 @@ class Cached:
         self.applied.relisted(self.store)
         if large:   # the pages of the LIST and of the previous store back to the system
             asyncio.get_running_loop().run_in_executor(None, heap.trim)
+
+    def paged(self):
+        """A LIST page's rows are made (in the worker): during the first sync, everything
+        alive goes into the collector's permanent generation at once (store.freeze_heap, as
+        after each full LIST), so young collections stop walking the rows made so far (about
+        a tenth of start-up's work otherwise). Later LISTs wait for their end, as before."""
+        if not self.store.synced_once:
+            freeze_heap()
 
     def apply(self, event, row, version):
         self.store.apply(event, row, version)
@@ -107,6 +116,7 @@ class WatchCache:
             self.cached[(resource.group, resource.plural)] = cached
             self.by_name[name] = cached
             cached.reflector.start()
+        join_stores({name: cached.store for name, cached in self.by_name.items()})
 
     def stop(self):
         for cached in self.cached.values():

@@ -89,9 +89,20 @@ class Index:
     def __init__(self, value_of):
         self.value_of = value_of
         self.buckets = {}   # value -> {(namespace + "/", name): Row}
+        self.watchers = []  # told of every row added and removed (cache/joined.py)
 
     def add(self, row):
-        _bucket_row(self.buckets, self.value_of, row)
+        if not self.watchers:
+            _bucket_row(self.buckets, self.value_of, row)
+            return
+        for value in self.value_of(row.obj):
+            bucket = self.buckets.get(value)
+            first = bucket is None
+            if first:
+                bucket = self.buckets[value] = {}
+            bucket[(row.namespace + "/", row.name)] = row
+            for watcher in self.watchers:
+                watcher.added(self, value, row, first)
 
     def remove(self, row):
         for value in self.value_of(row.obj):
@@ -100,6 +111,14 @@ class Index:
                 bucket.pop((row.namespace + "/", row.name), None)
                 if not bucket:
                     self.buckets.pop(value, None)
+                for watcher in self.watchers:
+                    watcher.removed(self, value, row, not bucket)
+
+    def swap(self, buckets):
+        """A full LIST's buckets in, whole."""
+        self.buckets = buckets
+        for watcher in self.watchers:
+            watcher.reset()
 
     def get(self, value):
         """The rows of ``value`` in the store's order."""
@@ -152,6 +171,17 @@ class Related:
     def lookup(self, index):
         names = frozenset(self._namespaces) if self._namespaces else None
         return Lookup(self._store.indexes[index], names)
+
+    def joined(self, name, *others):
+        """The store's join ``name`` (cache/joined.py, kept per event, all namespaces) when
+        ``others`` are related reads of the stores it reads, in order, else None (then the
+        caller meets them itself)."""
+        found = self._store.joins.get(name)
+        if found is None or len(others) != len(found[1]) or not all(
+                isinstance(other, Related) and other._store is store
+                for other, store in zip(others, found[1])):
+            return None
+        return found[0]
 
     def _list(self):
         if self._items is None:
@@ -239,6 +269,7 @@ class Store:
         self.rows = {}              # (namespace, name) -> Row
         self.names = {}             # namespace -> sorted [name]
         self.indexes = {name: Index(fn) for name, fn in (indexes or {}).items()}
+        self.joins = {}             # name -> (a join, the stores it reads), cache/joined.py
         self._scopes = {}           # (namespaces, objects?) -> Scoped, until the next change
         self._stamps = {}           # namespace -> generation of its last change
         self._replaced = 0          # generation of the last full LIST
@@ -315,7 +346,7 @@ class Store:
         self.rows = rows
         self.names = names
         for name, index in self.indexes.items():
-            index.buckets = buckets[name]
+            index.swap(buckets[name])
         self.resource_version = resource_version
         self._changed()
         self._stamps = {}
@@ -594,8 +625,8 @@ class Store:
         _count(self.kind, self._tally, row, sign)
 
     def status_tally(self, namespaces):
-        """(buckets counted from the rows' facts alone, [{bucket: {key: facts}}] of the rows
-        whose bucket ``rel`` may change, by that bucket, one per namespace) over the namespaces
+        """(buckets counted from the rows' facts alone, {namespace: {bucket: {key: facts}}} of
+        the rows whose bucket ``rel`` may change, by that bucket) over the namespaces
         (empty: all), for the kind's ``status_counted``; None when the kind has no
         ``status_split``. Counters are kept per event once first asked for."""
         kind = self.kind
@@ -606,13 +637,13 @@ class Store:
             if self._tally is None:
                 return None
         counts = collections.Counter()
-        pending = []
+        pending = {}
         for ns in (set(namespaces) if namespaces else list(self._tally)):
             tally = self._tally.get(ns)
             if tally is not None:
                 counts.update(tally[0])
                 if tally[1]:
-                    pending.append(tally[1])
+                    pending[ns] = tally[1]
         return counts, pending
 
     def view(self, namespaces):
@@ -706,16 +737,17 @@ def _relist_plan(kind, live, rows, value_ofs, specs, counting):
     ``counting``)). ``live`` is only read with single dict operations (get, a copy of its
     items), each whole under the GIL; the caller checks the store did not change meanwhile."""
     fresh = {(row.namespace, row.name): row for row in rows}
-    get = live.get
-    changes = []
-    for key, row in fresh.items():
-        old = get(key)
-        if old is not row:
-            changes.append((old, row))
-    changes += [(row, None) for key, row in list(live.items()) if key not in fresh]
-    if live and (len(changes) <= SMALL_RELIST or len(changes) <= len(live) * SMALL_SHARE):
-        return changes, None
-    del changes
+    if live:   # a first sync has nothing to compare with: built whole
+        get = live.get
+        changes = []
+        for key, row in fresh.items():
+            old = get(key)
+            if old is not row:
+                changes.append((old, row))
+        changes += [(row, None) for key, row in list(live.items()) if key not in fresh]
+        if len(changes) <= SMALL_RELIST or len(changes) <= len(live) * SMALL_SHARE:
+            return changes, None
+        del changes
     names, buckets = _state_of(fresh, value_ofs)
     sorted_indexes = [SortedIndex(spec, fresh.values()) for spec in specs]
     counters = _tally_of(kind, fresh.values()) if counting else None

@@ -10,7 +10,8 @@ turned into rows in the executor.
 The consumer gets ``relist(rows, version, run)`` (a coroutine, awaited; ``run`` runs a function
 in the executor), ``apply(type, row, version)`` and ``state(name)`` calls; ``to_row(obj)`` turns
 a decoded object into what it stores (it runs in the executor for LIST pages and on the event
-loop for single events).
+loop for single events); an optional ``paged()`` is called in the worker once a LIST page's
+rows are made.
 
 A re-list (after a 410, a failed watch) is reported as ``state("syncing")`` and ends with one
 ``relist``: the consumer keeps answering from what it has meanwhile (cache/store.py). With
@@ -206,7 +207,8 @@ class Reflector:
             # the list's metadata only (the items are skipped, not built), for the next page
             meta = (await self.cluster.executor.run(_decode_list_meta, data)).metadata
             jobs.append(asyncio.ensure_future(
-                self.cluster.executor.run(_page_rows, data, self.to_row, self.reuse)))
+                self.cluster.executor.run(_page_rows, data, self.to_row, self.reuse,
+                                          getattr(self.consumer, "paged", None))))
             del data
             if len(jobs) > 2:
                 await asyncio.wait([jobs[-3]])
@@ -340,8 +342,8 @@ _decode_list_meta = msgspec.json.Decoder(_ListMeta).decode
 _decode_page = msgspec.json.Decoder(_Page).decode
 
 
-def _page_rows(data, to_row, reuse=None):
-    """The rows of one LIST page's bytes, made in the worker.
+def _page_rows(data, to_row, reuse=None, paged=None):
+    """The rows of one LIST page's bytes, made in the worker (then ``paged()``).
 
     During a re-list, ``reuse(obj)`` gives the live store's row of an object whose uid and
     resourceVersion did not change: that row is kept rather than a copy made, so a re-list
@@ -356,6 +358,8 @@ def _page_rows(data, to_row, reuse=None):
         obj = _decode(raw)
         row = reuse(obj) if reuse is not None else None
         rows.append(row if row is not None else to_row(obj))
+    if paged is not None:
+        paged()
     return rows
 
 

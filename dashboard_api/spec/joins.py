@@ -4,11 +4,13 @@ The watch cache keeps one index per name in each kind's store (cache/store.py ``
 summaries.common.Related reads them by name (``by_controller`` -> "controller",
 ``events_by_object`` -> "involved", ``warned_objects`` -> "warned", a node's pods -> "node").
 Pure functions of the slim object, so a typed record (issue #19) needs only the fields they read:
-ownerReferences' uid and controller, spec.nodeName, involvedObject.uid and the event's type.
+ownerReferences' uid, controller and kind, spec.nodeName, a pod's phase and Ready condition,
+involvedObject.uid and the event's type.
 """
 
-from dashboard_api.summaries.common import controller_uid
+from dashboard_api.summaries.common import controller_ref, controller_uid
 from dashboard_api.summaries.events import event_type, pod_ready
+from dashboard_api.summaries.podstatus import list_phase
 
 
 def controller(obj):
@@ -47,4 +49,36 @@ def unready(obj):
     return (uid,) if uid and not pod_ready(obj) else ()
 
 
+def running_job(obj):
+    """The job controlling a running pod: a job neither complete nor failed is ``running``
+    in its list's status when it has one, else ``pending`` (summaries.workloads); only pods
+    of jobs, so the index is small."""
+    ref = controller_ref(obj)
+    if ref and ref.get("kind") == "Job" and ref.get("uid") and \
+            (obj.get("status") or {}).get("phase") == "Running":
+        return (ref["uid"],)
+    return ()
+
+
 CONTROLLED = {"controller": controller}
+
+def warned_move(obj):
+    """(namespace, list-status bucket) of a not-ready pod that a Warning event moves to
+    ``failed`` (its bucket differs with one, summaries.pods.status_split), else None: the pods'
+    list status counts them per event ("warned_moves", summaries.pods.status_counted)."""
+    plain = list_phase(obj, False)
+    if list_phase(obj, True) == plain:
+        return None
+    return (obj.get("metadata") or {}).get("namespace") or "", plain
+
+
+# Joins the watch cache keeps per event (cache/joined.py), for the list status blocks
+# (summaries.common.Related). JOINED: name -> (kind, its index, the kind met with, its index,
+# the owner of the first kind's object): "warned_owners", the controllers of the not-ready pods
+# with a Warning event; "warned_moves", such pods counted by namespace and bucket. LIFTED:
+# name -> (kind, its index by controller, the kind of its children, their index or join): the
+# deployments owning a replica set in that index or join.
+JOINED = {"warned_owners": ("pod", "unready", "event", "warned", controller_uid),
+          "warned_moves": ("pod", "unready", "event", "warned", warned_move)}
+LIFTED = {"warned_deployments": ("replicaset", "controller", "pod", "warned_owners"),
+          "pending_deployments": ("replicaset", "controller", "pod", "pending")}

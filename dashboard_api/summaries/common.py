@@ -159,6 +159,13 @@ class Related(dict):
                     if any(event_type(ev) == "Warning" for ev in evs)}
         return self.index("warned_objects", build)
 
+    def warned_moves(self):
+        """From a cached event list, the watch cache's join counting, by (namespace, bucket),
+        the not-ready pods whose Warning event moves them to ``failed`` in the pods' list
+        status (kept per event; pods.status_counted), else None."""
+        joined = getattr(self["events"], "joined", None)
+        return joined("warned_moves") if joined is not None else None
+
     def pending_controllers(self):
         """The UIDs of the controllers of a pod in phase Pending, set-like: from a cached pod
         list, its store's "pending" index (kept per event), else found by a scan."""
@@ -171,9 +178,15 @@ class Related(dict):
             for owner in [controller_uid(pod)] if owner})
 
     def warned_controllers(self):
-        """The UIDs of the controllers of a not-ready pod with a Warning event: from a cached
-        pod list, its "unready" index (kept per event) met with the events' "warned" index,
-        O(min(not-ready pods, warned objects)) in C, else found by a scan."""
+        """The UIDs of the controllers of a not-ready pod with a Warning event, set-like: from
+        cached pod and event lists, the watch cache's join of the pods' "unready" index with
+        the events' "warned" one (kept per event, O(1) here); from a cached pod list alone,
+        its "unready" index met with the warned objects, a step per such pod; else found by a
+        scan."""
+        joined = getattr(self["pods"], "joined", None)
+        found = joined("warned_owners", self["events"]) if joined is not None else None
+        if found is not None:
+            return found.owners()
         warned = self.warned_objects()
         lookup = getattr(self["pods"], "lookup", None)
         if lookup is not None:
@@ -188,6 +201,46 @@ class Related(dict):
                     if not pod_ready(pod) and uid(pod) in warned
                     for owner in [controller_uid(pod)] if owner}
         return self.index("warned_controllers", build)
+
+    def warned_deployments(self):
+        """The UIDs of the deployments owning a replica set in ``warned_controllers``: from
+        cached pods, events and replica sets, the watch cache's join (kept per event), else
+        found by a walk of the replica sets."""
+        joined = getattr(self["replicasets"], "joined", None)
+        found = joined("warned_deployments", self["pods"], self["events"]) \
+            if joined is not None else None
+        if found is not None:
+            return found.owners()
+        return self.index("warned_deployments",
+                          lambda rel: _owners_of(rel["replicasets"], rel.warned_controllers()))
+
+    def pending_deployments(self):
+        """The UIDs of the deployments owning a replica set in ``pending_controllers``: as
+        ``warned_deployments``."""
+        joined = getattr(self["replicasets"], "joined", None)
+        found = joined("pending_deployments", self["pods"]) if joined is not None else None
+        if found is not None:
+            return found.owners()
+        return self.index("pending_deployments",
+                          lambda rel: _owners_of(rel["replicasets"], rel.pending_controllers()))
+
+    def running_jobs(self):
+        """The UIDs of the controllers of a pod in phase Running (all that a job's list status
+        asks): from a cached pod list, its "running_job" index (kept per event), else found by
+        a scan."""
+        lookup = getattr(self["pods"], "lookup", None)
+        if lookup is not None:
+            return lookup("running_job").uids()
+        return self.index("running_jobs", lambda rel: {
+            owner for pod in rel["pods"] or ()
+            if (pod.get("status") or {}).get("phase") == "Running"
+            for owner in [controller_uid(pod)] if owner})
+
+
+def _owners_of(objects, uids):
+    """The controllers of the ``objects`` whose UID is in ``uids``."""
+    return {owner for obj in objects or () if uid(obj) in uids
+            for owner in [controller_uid(obj)] if owner}
 
 
 EMPTY = Related()  # no related objects (read-only: never assign to it)

@@ -82,19 +82,23 @@ def status_split(facts):
 
 def status_counted(counts, pending, rel):
     """list_status from the watch cache's counters: ``counts`` the buckets of every pod from
-    its facts alone, ``pending`` dicts {bucket: {uid: facts}} of the pods a Warning event would
-    move, by their bucket without one (a not-ready pod with a Warning is ``failed``, whatever
-    that bucket: list_phase). The pods of a bucket that have a Warning event are counted by one
-    intersection with the set of those (the event store's "warned" index, kept per event; issue
-    #30), in C, never a pod's events read: the same answer as list_status over every pod's
-    facts, in O(min(pods pending, objects with Warning events)) set lookups."""
+    its facts alone, ``pending`` {namespace: {bucket: {uid: facts}}} of the pods a Warning
+    event would move, by their bucket without one (a not-ready pod with a Warning is
+    ``failed``, whatever that bucket: list_phase). How many of a bucket have a Warning event:
+    from a cached event list, the watch cache's count of them kept per event (the join
+    "warned_moves" of the pods not ready with the objects warned: O(namespaces) here, issue
+    #30); else one intersection per bucket with the set of the warned objects, in C,
+    O(min(pods pending, objects with Warning events)) set lookups. Never a pod's events read:
+    the same answer as list_status over every pod's facts."""
     out = resource_status()
     for bucket, n in counts.items():
         out[bucket] += n
-    warned_uids = rel.warned_objects()
-    for part in pending:
+    moves = rel.warned_moves()
+    warned_uids = rel.warned_objects() if moves is None else None
+    for namespace, part in pending.items():
         for plain, group in part.items():
-            moved = len(group.keys() & warned_uids)
+            moved = moves.count((namespace, plain)) if moves is not None else \
+                len(group.keys() & warned_uids)
             if moved:
                 if plain:
                     out[plain] -= moved

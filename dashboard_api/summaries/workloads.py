@@ -102,7 +102,8 @@ def job(obj, rel):
 
 def _status_by(pods_of):
     """The list status of workloads whose pods ``pods_of(obj, rel)`` gives: per workload,
-    failed when its pods have warnings, else pending when one pends, else running."""
+    failed when its pods have warnings, else pending when one pends, else running (the rule
+    the counted forms below follow; tests compare them with it)."""
     def list_status(raw, rel):
         out = resource_status()
         for obj in raw:
@@ -117,14 +118,11 @@ def _status_by(pods_of):
     return list_status
 
 
-deployment_list_status = _status_by(deployment_pods)
-
-
-# The list status of workloads that own their pods (replica sets, replication controllers,
-# daemon sets, stateful sets): the same rule as _status_by, from the sets of controllers with a
-# pending pod and with a warned not-ready pod (Related, off the pod store's indexes kept per
+# The list status of workloads from the sets of workloads with a warned not-ready pod and with
+# a pending pod (Related: off the pod store's indexes and the watch cache's joins, kept per
 # event), so a page under pod churn costs set intersections, not a walk of every workload's
-# pods (issue #30). The watch cache keeps each workload's UID as its facts, all in one group.
+# pods (issue #30): the same rule as _status_by. The watch cache keeps each workload's UID as
+# its facts, all in one group.
 
 def status_facts(obj):
     return uid(obj)
@@ -136,46 +134,90 @@ def status_split(facts):
     return (None, facts) if facts else ("running", None)
 
 
-def list_status(raw, rel, facts=None):
-    failing, pending = rel.warned_controllers(), rel.pending_controllers()
+def _counted_by(failing_of, pending_of):
+    """(list_status, status_counted) of workloads, ``failing_of(rel)`` and ``pending_of(rel)``
+    the sets of those with a warned not-ready pod and with a pending pod."""
+    def list_status(raw, rel, facts=None):
+        failing, pending = failing_of(rel), pending_of(rel)
+        out = resource_status()
+        for owner in facts if facts is not None else map(uid, raw):
+            out["failed" if owner in failing else "pending" if owner in pending
+                else "running"] += 1
+        return out
+
+    def status_counted(counts, groups, rel):
+        """list_status from the watch cache's counters: ``groups`` {namespace: {None: {uid:
+        uid}}} of the workloads, met with the sets by C-level set intersections."""
+        failing, pending = failing_of(rel), pending_of(rel)
+        out = resource_status()
+        for bucket, n in counts.items():
+            out[bucket] += n
+        for part in groups.values():
+            for group in part.values():
+                uids = group.keys()
+                failed = len(uids & failing)
+                pends = len((uids & pending) - failing)
+                out["failed"] += failed
+                out["pending"] += pends
+                out["running"] += len(uids) - failed - pends
+        return out
+    return list_status, status_counted
+
+
+# Replica sets, replication controllers, daemon sets, stateful sets: the controllers of the
+# pods; deployments: the owners of those replica sets.
+list_status, status_counted = _counted_by(lambda rel: rel.warned_controllers(),
+                                          lambda rel: rel.pending_controllers())
+deployment_list_status, deployment_status_counted = _counted_by(
+    lambda rel: rel.warned_deployments(), lambda rel: rel.pending_deployments())
+
+
+# Jobs: failed or complete by their conditions, else running when one of their pods runs (the
+# pods' "running_job" index, kept per event), else pending; facts (state, UID).
+_JOB_DONE = {"Failed": "failed", "Complete": "succeeded"}
+
+
+def _job_state(obj):
+    for c in (obj.get("status") or {}).get("conditions") or ():
+        if c.get("status") == "True" and c.get("type") in _JOB_DONE:
+            return c["type"]
+    return "Running"
+
+
+def job_status_facts(obj):
+    return _job_state(obj), uid(obj)
+
+
+def job_status_split(facts):
+    """Failed or complete from the job alone; else its UID, kept for job_status_counted (a
+    job without one owns no pods: pending)."""
+    state, owner = facts
+    if state in _JOB_DONE:
+        return _JOB_DONE[state], None
+    return (None, owner) if owner else ("pending", None)
+
+
+def job_list_status(raw, rel, facts=None):
+    running = rel.running_jobs()
     out = resource_status()
-    for owner in facts if facts is not None else map(uid, raw):
-        out["failed" if owner in failing else "pending" if owner in pending
-            else "running"] += 1
+    for state, owner in facts if facts is not None else map(job_status_facts, raw):
+        out[_JOB_DONE.get(state) or ("running" if owner in running else "pending")] += 1
     return out
 
 
-def status_counted(counts, groups, rel):
-    """list_status from the watch cache's counters: ``groups`` [{None: {uid: uid}}] of the
-    workloads by namespace, met with the controller sets by C-level set intersections."""
-    failing, pending = rel.warned_controllers(), rel.pending_controllers()
+def job_status_counted(counts, groups, rel):
+    """job_list_status from the watch cache's counters (``groups`` {namespace: {None: {uid:
+    facts}}} of the jobs neither failed nor complete), by one set intersection per namespace."""
+    running = rel.running_jobs()
     out = resource_status()
     for bucket, n in counts.items():
         out[bucket] += n
-    for part in groups:
+    for part in groups.values():
         for group in part.values():
             uids = group.keys()
-            failed = len(uids & failing)
-            pends = len((uids & pending) - failing)
-            out["failed"] += failed
-            out["pending"] += pends
-            out["running"] += len(uids) - failed - pends
-    return out
-
-
-def job_list_status(raw, rel):
-    out = resource_status()
-    for obj in raw:
-        state = job_status(obj)["status"]
-        if state == "Failed":
-            out["failed"] += 1
-        elif state == "Complete":
-            out["succeeded"] += 1
-        elif any((p.get("status") or {}).get("phase") == "Running"
-                 for p in owned_pods(obj, rel)):
-            out["running"] += 1
-        else:
-            out["pending"] += 1
+            found = len(uids & running)
+            out["running"] += found
+            out["pending"] += len(uids) - found
     return out
 
 

@@ -31,7 +31,8 @@ and the benchmark also measures:
   with ``json``; seconds per kind);
 - each kind's ready time (when ``/metrics`` first says it is synced, polled every 0.1 s);
 - one page p50 (10 items, back to back) of the event list, the replica-set list and the node
-  list, and the event list's first page after ready;
+  list, and the event list's first page after ready; a pod's events sublist p50;
+- the events held at ready and after the client phases, and the watch events applied between;
 - memory per kind: bytes per object the cache keeps (the kind's slim record, its shared values
   and its row, not the bounded pools of shared values, measured with tracemalloc in this process
   on up to 2,000 objects of the stand-in), times the kind's objects.
@@ -344,6 +345,45 @@ def other_pages(gw, kind, count, budget):
             "n": len(samples), "errors": errors}
 
 
+def pod_events_pages(gw, count, budget):
+    """The events sublist of one pod (``/api/v1/pod/{ns}/{name}/event``, the pod of the newest
+    event on the event list's first page): p50 back to back, and the pod's events."""
+    http = pool()
+    r = http.request("GET", gw.url + "/api/v1/event?" + urllib.parse.urlencode(
+        dict(PAGE, sortBy="d,lastSeen")), headers={"Authorization": "Bearer other-user"})
+    events = json.loads(r.data).get("events") or [] if r.status == 200 else []
+    pods = [e for e in events if e.get("objectKind") == "Pod"]
+    if not pods:
+        return {"errors": {"no pod event": 1}}
+    path = "/api/v1/pod/%s/%s/event" % (pods[0]["objectNamespace"], pods[0]["objectName"])
+    samples, errors, found = [], {}, None
+    deadline = time.monotonic() + budget
+    for n in range(count):
+        if n >= 3 and time.monotonic() > deadline:
+            break
+        t0 = time.perf_counter()
+        r = http.request("GET", gw.url + path, headers={"Authorization": "Bearer other-user"})
+        if r.status == 200:
+            samples.append(time.perf_counter() - t0)
+            found = json.loads(r.data).get("listMeta", {}).get("totalItems")
+        else:
+            errors[str(r.status)] = errors.get(str(r.status), 0) + 1
+    return {"p50_ms": ms(statistics.median(samples)) if samples else None, "n": len(samples),
+            "events": found, "errors": errors}
+
+
+def cache_counts(gw, kind):
+    """(objects held, watch events applied) of a cached kind, from /metrics."""
+    text = pool().request("GET", gw.url + "/metrics").data.decode()
+    found = {}
+    for name in ("dashboard_cache_objects", "dashboard_cache_events_applied"):
+        prefix = '%s{kind="%s"}' % (name, kind)
+        for line in text.splitlines():
+            if line.startswith(prefix):
+                found[name] = int(float(line.split()[-1]))
+    return found.get("dashboard_cache_objects"), found.get("dashboard_cache_events_applied")
+
+
 def sequential(gw, sort, count, gap, budget):
     http = pool()
     samples, errors = [], {}
@@ -491,9 +531,12 @@ def run_rate(standin, rate, args, directory, reference):
             ready, ready / reference, out["rss_ready_mib"], early))
         quick = args.quick
         if args.composition:
+            held = cache_counts(gw, "event")
             for kind in OTHER_PAGES:
                 out["page_" + kind] = other_pages(gw, kind, 5 if quick else 40, 60)
                 log("%s page: %s" % (kind, out["page_" + kind]))
+            out["page_pod_events"] = pod_events_pages(gw, 5 if quick else 40, 60)
+            log("a pod's events: %s" % out["page_pod_events"])
         time.sleep(0 if quick else 2)
         for sort in SORTS:
             out["page_" + sort] = {
@@ -508,6 +551,11 @@ def run_rate(standin, rate, args, directory, reference):
                                              count=8 if quick else CLIENTS)
             log("64 clients by %s: %s" % (sort, out["clients_" + sort]))
         out["deny"] = page(pool(), gw, "deny-me", "creation")[1]
+        if args.composition:   # events arrive and expire: as many held, every one applied
+            now = cache_counts(gw, "event")
+            out["events_held"] = {"ready": held[0], "end": now[0],
+                                  "applied_meanwhile": (now[1] or 0) - (held[1] or 0)}
+            log("events held: %s" % out["events_held"])
         out["after_410"] = after_410(gw, standin, args.budget, watchers=2 if quick else 8)
         log("after 410: %s" % out["after_410"])
         out["rss_end_mib"] = round(memory(gw.proc.pid)[0] or 0)
@@ -615,6 +663,12 @@ def table(result):
                 % (r["page_" + k]["first_ms"], r["page_" + k]["p50_ms"],
                    (", errors %s" % r["page_" + k]["errors"]) if r["page_" + k]["errors"]
                    else ""))
+    if result.get("composition"):
+        row("a pod's events sublist p50 (its events)", lambda r: "%s ms (%s)" % (
+            r["page_pod_events"]["p50_ms"], r["page_pod_events"]["events"]))
+        row("events held at ready / at the end (events applied meanwhile)",
+            lambda r: "%s / %s (%s)" % (r["events_held"]["ready"], r["events_held"]["end"],
+                                        r["events_held"]["applied_meanwhile"]))
     for sort in SORTS:
         row("one page p50, by %s (back to back / 0.25 s apart)" % sort,
             lambda r, s=sort: "%s / %s ms" % (r["page_" + s]["back_to_back"]["p50_ms"],

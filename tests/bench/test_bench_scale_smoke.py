@@ -62,6 +62,8 @@ def test_bench_scale_composition_at_300_pods(tmp_path):
     assert set(kinds) <= set(rate["kinds_ready_s"])      # each kind seen synced
     for kind in ("event", "replicaset", "node"):
         assert rate["page_" + kind]["errors"] == {} and rate["page_" + kind]["n"] == 5
+    assert rate["page_pod_events"]["errors"] == {} and rate["page_pod_events"]["events"] >= 1
+    assert rate["events_held"]["end"] > 0 and rate["events_held"]["applied_meanwhile"] > 0
     assert rate["clients_status"]["errors"] == {}
     assert rate["after_410"]["next_page_status"] == 200
     assert "| event list page: first after ready / p50 |" in result["table"]

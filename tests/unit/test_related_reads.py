@@ -7,6 +7,7 @@ import concurrent.futures
 
 from dashboard_api import kinds
 from dashboard_api.cache import slim
+from dashboard_api.cache.joined import join_stores
 from dashboard_api.cache.store import Store, row_of
 from dashboard_api.summaries import pods, workloads
 from dashboard_api.summaries.common import Related, resource_status
@@ -74,13 +75,13 @@ def test_pod_list_status_from_the_warned_index_as_from_every_pods_events():
             pending.setdefault(bucket, {})[uid] = fact
     cached = Related(events=store.related(()))
     assert set(cached.warned_objects()) == {"p1", "p3", "p4"}
-    assert pods.status_counted(counts, [pending], cached) == expected
-    assert pods.status_counted(counts, [pending], Related(events=events)) == expected
+    assert pods.status_counted(counts, {"a": pending}, cached) == expected
+    assert pods.status_counted(counts, {"a": pending}, Related(events=events)) == expected
     assert expected["failed"] == 2                    # p1 and p4: not ready, warned
     # the Warning of p4 expires: p4 is counted by its facts alone again
     store.apply("DELETED", row_of(kind, slim.slim(kind, events[-1])), "2")
     assert set(cached.warned_objects()) == {"p1", "p3"}
-    assert pods.status_counted(counts, [pending], Related(events=store.related(()))) == \
+    assert pods.status_counted(counts, {"a": pending}, Related(events=store.related(()))) == \
         pods.list_status(raw, Related(events=events[:-1]))
 
 
@@ -150,3 +151,147 @@ def test_owned_workloads_list_status_from_the_pod_indexes_as_from_every_workload
         pod_store.apply("MODIFIED", row_of(pod_kind, slim.slim(pod_kind, pod)), "2")
     check((), dict(resource_status(), failed=2, pending=1, running=2))
     check(("b",), dict(resource_status(), failed=1, pending=1))
+
+
+def test_warned_controllers_kept_per_event_by_the_join_of_pods_and_events():
+    """The controllers of the not-ready pods with a Warning event, kept per event by the watch
+    cache's join of the two stores (cache/joined.py), are those a walk of every pod finds,
+    through pod and event changes and full LISTs of either kind."""
+    raw_pods = [_owned(_pod("a", "p1"), "rs1"), _owned(_pod("a", "p2"), "rs2"),
+                _owned(_pod("a", "p3", ready=True), "rs3"), _owned(_pod("b", "p4"), "rs1"),
+                _pod("b", "p5")]
+    events = [_event("a", "w1", "p1"), _event("a", "w3", "p3"), _event("b", "w4", "p4"),
+              _event("b", "w5", "p5"), _event("a", "n2", "p2", "Normal", "Pulled")]
+    event_kind, events_store = _events_store(events)
+    pod_kind, pod_store = _store("pod", raw_pods)
+    join_stores({"pod": pod_store, "event": events_store})
+
+    def check(expected):
+        walked = Related(pods=list(raw_pods), events=list(events)).warned_controllers()
+        cached = Related(pods=pod_store.related(()), events=events_store.related(()))
+        assert set(cached.warned_controllers()) == set(walked) == expected
+        # a pod list met with events not from the cache: the join is not used
+        assert set(Related(pods=pod_store.related(()), events=list(events))
+                   .warned_controllers()) == expected
+        # the pods' list status: the join "warned_moves" counts what a walk finds
+        counts, pending = pod_store.status_tally(())
+        walked_status = pods.list_status(raw_pods, Related(events=list(events)))
+        assert Related(events=events_store.related(())).warned_moves() is not None
+        for rel in (Related(events=events_store.related(())), Related(events=list(events))):
+            assert pod_kind.status_counted(counts, pending, rel) == walked_status
+
+    def pod_event(i, pod, type_="MODIFIED"):
+        if type_ == "DELETED":
+            raw_pods.remove(pod)
+        else:
+            raw_pods[i] = pod
+        pod_store.apply(type_, row_of(pod_kind, slim.slim(pod_kind, pod)), "2")
+
+    def event_event(ev, type_="ADDED"):
+        if type_ == "DELETED":
+            events.remove(ev)
+        else:
+            events.append(ev)
+        events_store.apply(type_, row_of(event_kind, slim.slim(event_kind, ev)), "2")
+
+    check({"rs1"})                                   # p1, p4; p3 ready; p5 has no owner
+    event_event(_event("a", "w2", "p2"))             # p2 warned
+    check({"rs1", "rs2"})
+    pod_event(0, _owned(_pod("a", "p1", ready=True), "rs1"))
+    check({"rs1", "rs2"})                            # p4 still
+    event_event(events[2], "DELETED")                # p4's warning expires
+    check({"rs2"})
+    pod_event(2, _owned(_pod("a", "p3"), "rs3"))     # p3 not ready, warned
+    check({"rs2", "rs3"})
+    event_event(_event("a", "w2b", "p2"))            # a second warning, then the first goes
+    event_event(events[-2], "DELETED")
+    check({"rs2", "rs3"})
+    pod_event(1, raw_pods[1], "DELETED")
+    check({"rs3"})
+    events_store.replace([row_of(event_kind, slim.slim(event_kind, ev))
+                          for ev in events + [_event("b", "w4", "p4")]], "3")
+    events.append(_event("b", "w4", "p4"))
+    check({"rs1", "rs3"})                            # a full LIST of events: rebuilt
+    raw_pods[1] = _owned(_pod("a", "p3", ready=True), "rs3")   # p1, p3, p4, p5
+    pod_store.replace([row_of(pod_kind, slim.slim(pod_kind, p)) for p in raw_pods], "4")
+    check({"rs1"})
+
+
+def test_deployments_and_jobs_list_status_counted_per_event_as_from_their_pods():
+    """Deployments' list status (through their replica sets) and jobs' (a running pod makes a
+    job neither complete nor failed running) counted from the watch cache's counters, joins
+    and indexes kept per event (issue #30), as the walk of every workload's pods counts it,
+    through pod, event and replica-set changes."""
+    deployments = [{"metadata": {"namespace": "a", "name": d, "uid": d,
+                                 "creationTimestamp": "2024-01-01T00:00:00Z"}}
+                   for d in ("d1", "d2", "d3", "d4")]
+    sets = [_owned({"metadata": {"namespace": "a", "name": rs, "uid": rs}, "status": {}}, d)
+            for rs, d in (("rs1", "d1"), ("rs1b", "d1"), ("rs2", "d2"), ("rs3", "d3"))]
+    jobs = [{"metadata": {"namespace": "a", "name": j, "uid": j}, "status": {"conditions": c}}
+            for j, c in (("j1", []), ("j2", []), ("j3", [{"type": "Complete", "status": "True"}]),
+                         ("j4", [{"type": "Failed", "status": "True"}]))]
+
+    def job_pod(name, job, phase):
+        pod = _owned(_pod("a", name), job, phase)
+        pod["metadata"]["ownerReferences"][0]["kind"] = "Job"
+        return pod
+    raw_pods = [_owned(_pod("a", "p1"), "rs1"), _owned(_pod("a", "p2"), "rs2", "Pending"),
+                _owned(_pod("a", "p3"), "rs3"), job_pod("jp1", "j1", "Running"),
+                job_pod("jp2", "j2", "Pending")]
+    events = [_event("a", "w1", "p1")]
+    event_kind, events_store = _events_store(events)
+    pod_kind, pod_store = _store("pod", raw_pods)
+    rs_kind, rs_store = _store("replicaset", sets)
+    dep_kind, dep_store = _store("deployment", deployments)
+    job_kind, job_store = _store("job", jobs)
+    join_stores({"pod": pod_store, "event": events_store, "replicaset": rs_store})
+
+    def check(expected_deployments, expected_jobs):
+        walked = Related(pods=list(raw_pods), events=list(events), replicasets=list(sets))
+        cached = Related(pods=pod_store.related(()), events=events_store.related(()),
+                         replicasets=rs_store.related(()))
+        walk = workloads._status_by(workloads.deployment_pods)
+        # the cached reads are the joins' and index's views, not walks
+        for found in (cached.warned_deployments(), cached.pending_deployments(),
+                      cached.running_jobs()):
+            assert type(found) is type({}.keys())
+        assert walk(deployments, walked) == expected_deployments
+        for rel in (walked, cached):
+            counts, groups = dep_store.status_tally(())
+            assert dep_kind.status_counted(counts, groups, rel) == expected_deployments
+            assert dep_kind.list_status(deployments, rel) == expected_deployments
+            assert workloads.job_list_status(jobs, rel) == expected_jobs
+            counts, groups = job_store.status_tally(())
+            assert job_kind.status_counted(counts, groups, rel) == expected_jobs
+
+    def change(store, kind, objects, i, obj, type_="MODIFIED"):
+        if type_ == "DELETED":
+            objects.remove(obj)
+        elif type_ == "ADDED":
+            objects.append(obj)
+        else:
+            objects[i] = obj
+        store.apply(type_, row_of(kind, slim.slim(kind, obj)), "2")
+
+    jobs_now = dict(resource_status(), running=1, pending=1, succeeded=1, failed=1)
+    # d1: rs1's p1 warned; d2: rs2's p2 pends; d3: rs3 runs; d4 has no replica set
+    check(dict(resource_status(), failed=1, pending=1, running=2), jobs_now)
+    change(events_store, event_kind, events, 0, events[0], "DELETED")     # p1's warning goes
+    change(events_store, event_kind, events, 0, _event("a", "w3", "p3"), "ADDED")
+    check(dict(resource_status(), failed=1, pending=1, running=2), jobs_now)   # d3 now
+    change(rs_store, rs_kind, sets, 3, _owned(
+        {"metadata": {"namespace": "a", "name": "rs3", "uid": "rs3"}, "status": {}}, "d4"))
+    check(dict(resource_status(), failed=1, pending=1, running=2), jobs_now)   # d4 now
+    change(pod_store, pod_kind, raw_pods, 1, _owned(_pod("a", "p2"), "rs2"))   # p2 runs
+    change(pod_store, pod_kind, raw_pods, 0, _owned(_pod("a", "p1"), "rs1b", "Pending"))
+    check(dict(resource_status(), failed=1, pending=1, running=2), jobs_now)   # d1 by rs1b
+    change(rs_store, rs_kind, sets, 1, sets[1], "DELETED")
+    change(pod_store, pod_kind, raw_pods, 4, job_pod("jp2", "j2", "Running"))
+    change(pod_store, pod_kind, raw_pods, 3, raw_pods[3], "DELETED")
+    check(dict(resource_status(), failed=1, running=3),
+          dict(jobs_now, running=1, pending=1))                 # j1 lost its pod, j2 runs
+    sets.append(_owned({"metadata": {"namespace": "a", "name": "rs1b", "uid": "rs1b"},
+                        "status": {}}, "d2"))
+    rs_store.replace([row_of(rs_kind, slim.slim(rs_kind, rs)) for rs in sets], "3")
+    check(dict(resource_status(), failed=1, pending=1, running=2),
+          dict(jobs_now, running=1, pending=1))                 # a full LIST: rs1b is d2's

@@ -123,7 +123,7 @@ def test_indexes_are_bounded_and_dropped_by_a_relist():
     assert not store._sorted and store._tally is None
     assert [r.name for r in store.sorted_index(()).rows()] == ["q"]
     counts, pending = store.status_tally(())
-    assert counts == {"pending": 1} and list(pending[0]["pending"]) == ["a/q"]   # events may
+    assert counts == {"pending": 1} and list(pending["a"]["pending"]) == ["a/q"]   # events may
     # move it (the pods events may move are kept by their bucket)
 
 
