@@ -377,9 +377,8 @@ def cache_counts(gw, kind):
     text = pool().request("GET", gw.url + "/metrics").data.decode()
     found = {}
     for name in ("dashboard_cache_objects", "dashboard_cache_events_applied"):
-        prefix = '%s{kind="%s"}' % (name, kind)
         for line in text.splitlines():
-            if line.startswith(prefix):
+            if line.startswith(name + "{") and 'kind="%s"' % kind in line:
                 found[name] = int(float(line.split()[-1]))
     return found.get("dashboard_cache_objects"), found.get("dashboard_cache_events_applied")
 
