@@ -6,6 +6,7 @@
 """
 
 import re
+import urllib.parse
 
 PREFIX = "/clusters/"
 _PATH = re.compile(r"^/clusters/([^/]+)(/.*)?$")
@@ -13,11 +14,12 @@ _PATH = re.compile(r"^/clusters/([^/]+)(/.*)?$")
 
 def split_path(path):
     """(cluster name, the path within the cluster) of a request path; (None, path) at the root
-    (the default cluster). ``/clusters/a`` is (a, "/")."""
+    (the default cluster). ``/clusters/a`` is (a, "/"). The name is percent-decoded: a link
+    may spell ``arn:aws:...`` as ``arn%3Aaws%3A...``."""
     match = _PATH.match(path)
     if match is None:
         return None, path
-    return match.group(1), match.group(2) or "/"
+    return urllib.parse.unquote(match.group(1)), match.group(2) or "/"
 
 
 def base_path(name):

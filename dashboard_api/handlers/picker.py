@@ -81,7 +81,8 @@ def page(ctx):
     items = []
     for cluster in ctx.clusters:
         items.append(ITEM % {
-            "href": html.escape(urllib.parse.quote(base_path(cluster.name))),
+            # a name's characters are path-safe (sources.path_name): ':' and '@' stay as they are
+            "href": html.escape(urllib.parse.quote(base_path(cluster.name), safe="/:@~")),
             "name": html.escape(cluster.name),
             "default": " (default)" if cluster.default else ""})
     return (PAGE % {"style": STYLE, "items": "\n".join(items)}).encode("utf-8")

@@ -112,6 +112,16 @@ def test_any_http_answer_is_reachable_and_none_is_asked_without_an_identity():
 def test_paths_and_the_base_of_an_index():
     assert base_path(None) == "/" and base_path("b") == "/clusters/b/"
     assert split_path("/clusters/b") == ("b", "/")
+    # A name with ':' or '@' (an EKS context) is found however a link spells it.
+    assert split_path("/clusters/arn%3Aaws%40x/api/v1/pod") == ("arn:aws@x", "/api/v1/pod")
+    assert split_path("/clusters/arn:aws@x/") == ("arn:aws@x", "/")
+
+
+def test_the_picker_links_a_name_as_its_path_spells_it():
+    from dashboard_api.handlers import picker
+    cluster = type("C", (), {"name": "arn:aws:eks:x:cluster-prod", "default": False})()
+    ctx = type("Ctx", (), {"clusters": [cluster]})()
+    assert b'href="/clusters/arn:aws:eks:x:cluster-prod/"' in picker.page(ctx)
     assert with_base(b"<!doctype html><html><HEAD lang=en><title>x</title></head></html>",
                      "/clusters/b/") == \
         b'<!doctype html><html><HEAD lang=en><base href="/clusters/b/"><title>x</title>' \
