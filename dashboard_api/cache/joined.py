@@ -201,9 +201,10 @@ class Lifted(_Owners):
 class Counted:
     """Per namespace, how many objects of a store (workloads) are in ``failing`` and how many
     are in ``pending`` but not in ``failing`` (each a join or an index whose values are owners):
-    the failed and pending counts of the workloads' list status (workloads.status_counted). A
-    page reads one pair per namespace, where meeting every workload of the scope with the two
-    sets cost a lookup each (66,000 a replica-set page at 150,000 pods; issue #30).
+    the failed and pending counts of the workloads' list status
+    (workloads.owned_status_counted). A page reads one pair per namespace, where meeting every
+    workload of the scope with the two sets cost a lookup each (66,000 a replica-set page at
+    150,000 pods; issue #30).
 
     Watches the store (its rows in and out) and both sources (an owner's first link or row in,
     its last out), each change moving one owner between none, pending and failed. A full LIST

@@ -175,17 +175,24 @@ def _counted_by(failing_of, pending_of, counted_of=lambda rel: None):
 # Replica sets, replication controllers, daemon sets, stateful sets: the controllers of the
 # pods (``owned_status_counted(kind)``, counted per namespace for the kind's store);
 # deployments: the owners of those replica sets.
-list_status, status_counted = _counted_by(lambda rel: rel.warned_controllers(),
-                                          lambda rel: rel.pending_controllers())
+def _warned_controllers(rel):
+    return rel.warned_controllers()
+
+
+def _pending_controllers(rel):
+    return rel.pending_controllers()
+
+
+list_status = _counted_by(_warned_controllers, _pending_controllers)[0]
 
 
 def owned_status_counted(kind):
     """status_counted of the workloads of ``kind`` owning their pods, from the watch cache's
     count by namespace kept for that kind (spec.joins.COUNTED) when the page's pods and events
-    are cached, else as ``status_counted``."""
-    return _counted_by(lambda rel: rel.warned_controllers(),
-                       lambda rel: rel.pending_controllers(),
+    are cached, else by set intersections."""
+    return _counted_by(_warned_controllers, _pending_controllers,
                        lambda rel: rel.owners_counted(kind))[1]
+
 
 deployment_list_status, deployment_status_counted = _counted_by(
     lambda rel: rel.warned_deployments(), lambda rel: rel.pending_deployments())
