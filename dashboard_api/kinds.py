@@ -100,9 +100,12 @@ _CSI = {"attachRequired": "boolean", "podInfoOnMount": "boolean",
         "volumeLifecycleModes": "array", "storageCapacity": "boolean", "fsGroupPolicy": "string"}
 _WEBHOOKS = {"webhooks": "array"}
 
-# Workloads owning their pods: list status counters kept per event (workloads.status_counted).
-_OWNED_STATUS = dict(status_facts=workloads.status_facts, status_split=workloads.status_split,
-                     status_counted=workloads.status_counted)
+def _owned_status(kind):
+    """Workloads owning their pods: list status counters kept per event, the kind's own
+    count by namespace (workloads.owned_status_counted)."""
+    return dict(status_facts=workloads.status_facts, status_split=workloads.status_split,
+                status_counted=workloads.owned_status_counted(kind))
+
 
 TABLE = [
     Spec("pod", plural="pods", list_key="pods", item=pods.item, projection=POD,
@@ -138,9 +141,9 @@ TABLE = [
                             revisionHistoryLimit="integer", rollingUpdateStrategy="object")),
     Spec("replicaset", group="apps", plural="replicasets", list_key="replicaSets",
          item=workloads.replicaset, projection=REPLICA_SET, indexes=joins.CONTROLLED,
-         list_needs=("pods", "events"), list_status=workloads.list_status, **_OWNED_STATUS,
-         metrics=members.OWNED_PODS, detail=workloads.replicaset_detail,
-         detail_needs=workloads.replicaset_detail_needs,
+         list_needs=("pods", "events"), list_status=workloads.list_status,
+         **_owned_status("replicaset"), metrics=members.OWNED_PODS,
+         detail=workloads.replicaset_detail, detail_needs=workloads.replicaset_detail_needs,
          sublists=(workloads.OWNED_PODS, workloads.SERVICES, _EVENTS),
          item_fields=_POD_INFO,
          detail_fields=dict(_POD_INFO, selector="object",
@@ -148,20 +151,22 @@ TABLE = [
     Spec("replicationcontroller", plural="replicationcontrollers",
          list_key="replicationControllers", item=workloads.replicationcontroller,
          projection=TEMPLATED, list_needs=("pods", "events"),
-         list_status=workloads.list_status, **_OWNED_STATUS,
+         list_status=workloads.list_status, **_owned_status("replicationcontroller"),
          metrics=members.OWNED_PODS, detail=workloads.replicationcontroller_detail,
          detail_needs=workloads.owned_pods_needs,
          sublists=(workloads.OWNED_PODS, workloads.SERVICES, _EVENTS),
          item_fields=_POD_INFO, detail_fields=dict(_POD_INFO, labelSelector="object")),
     Spec("daemonset", group="apps", plural="daemonsets", list_key="daemonSets",
          item=workloads.daemonset, projection=TEMPLATED, list_needs=("pods", "events"),
-         list_status=workloads.list_status, **_OWNED_STATUS, metrics=members.OWNED_PODS,
+         list_status=workloads.list_status, **_owned_status("daemonset"),
+         metrics=members.OWNED_PODS,
          detail=workloads.daemonset_detail, detail_needs=workloads.owned_pods_needs,
          sublists=(workloads.OWNED_PODS, workloads.SERVICES, _EVENTS),
          item_fields=_POD_INFO, detail_fields=dict(_POD_INFO, labelSelector="object")),
     Spec("statefulset", group="apps", plural="statefulsets", list_key="statefulSets",
          item=workloads.statefulset, projection=TEMPLATED, list_needs=("pods", "events"),
-         list_status=workloads.list_status, **_OWNED_STATUS, metrics=members.OWNED_PODS,
+         list_status=workloads.list_status, **_owned_status("statefulset"),
+         metrics=members.OWNED_PODS,
          detail=workloads.statefulset_detail, detail_needs=workloads.owned_pods_needs,
          sublists=(workloads.OWNED_PODS, _EVENTS), item_fields=_POD_INFO,
          detail_fields=_POD_INFO),

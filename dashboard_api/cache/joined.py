@@ -6,7 +6,9 @@ replica sets, the controllers of the pods in both the pod store's "unready" inde
 event store's "warned" index, and the keys of the pods' "pending" index; for deployments, the
 deployments owning such replica sets. Met per page, that cost one Python step per such pod or
 replica set (thousands under churn, 20 ms of a replica-set page at 150,000 pods; issue #30);
-kept here per event, a page reads the sets whole.
+kept here per event, a page reads the sets whole. Meeting every workload of a page's scope
+with the sets still cost a lookup each (66,000 a replica-set page at 150,000 pods): ``Counted``
+keeps, per namespace, how many workloads each set holds.
 
 Both classes watch what they join (``watchers``: ``added(source, value, row, first)`` and
 ``removed(source, value, row, last)`` per row of an index; ``first``/``last`` when the value's
@@ -22,7 +24,7 @@ from dashboard_api.summaries.common import uid
 
 
 def join_stores(stores):
-    """Keeps the joins that spec.joins declares (JOINED, LIFTED) whose kinds are all cached
+    """Keeps the joins that spec.joins declares (JOINED, LIFTED, COUNTED) whose kinds are all cached
     in ``stores`` ({kind name: Store}): each in its first kind's ``joins``, with the other
     stores it reads (Related.joined answers only for related reads of those)."""
     for name, (kind, index, other, other_index, owner_of) in joins.JOINED.items():
@@ -35,12 +37,24 @@ def join_stores(stores):
         parents, children = stores.get(kind), stores.get(source_kind)
         if parents is None or children is None:
             continue
-        if source in children.joins:
-            found, others = children.joins[source]
-            reads = (children,) + others
-        else:
-            found, reads = children.indexes[source], (children,)
-        parents.joins[name] = (Lifted(found, parents.indexes[index]), reads)
+        found, others = _source(children, source)
+        parents.joins[name] = (Lifted(found, parents.indexes[index]), (children,) + others)
+    for name, (kind, source_kind, failing, pending) in joins.COUNTED.items():
+        counted, sources = stores.get(kind), stores.get(source_kind)
+        if counted is None or sources is None or not all(
+                source in sources.joins or source in sources.indexes
+                for source in (failing, pending)):
+            continue
+        (failed, reads), (pends, more) = _source(sources, failing), _source(sources, pending)
+        sources.joins[name] = (Counted(counted, failed, pends),
+                              reads + tuple(r for r in more if r not in reads))
+
+
+def _source(store, name):
+    """(the store's join or index ``name``, the other stores a join reads)."""
+    if name in store.joins:
+        return store.joins[name]
+    return store.indexes[name], ()
 
 
 class _Owners:
@@ -182,3 +196,96 @@ class Lifted(_Owners):
         self.linked = {child: self.parent_of[child]
                        for child in self.parent_of.keys() & self.source.buckets.keys()}
         self._counted(self.linked)
+
+
+class Counted:
+    """Per namespace, how many objects of a store (workloads) are in ``failing`` and how many
+    are in ``pending`` but not in ``failing`` (each a join or an index whose values are owners):
+    the failed and pending counts of the workloads' list status
+    (workloads.owned_status_counted). A page reads one pair per namespace, where meeting every
+    workload of the scope with the two sets cost a lookup each (66,000 a replica-set page at
+    150,000 pods; issue #30).
+
+    Watches the store (its rows in and out) and both sources (an owner's first link or row in,
+    its last out), each change moving one owner between none, pending and failed. A full LIST
+    of any of them recounts (``reset``: O(failing + pending), and O(the store) when it is the
+    store's). Changed on the event loop only; a reader elsewhere gets a namespace's pair whole
+    (``count``)."""
+
+    def __init__(self, store, failing, pending):
+        self.store = store
+        self.failing = failing
+        self.pending = pending
+        self.namespace_of = {}      # UID -> namespace, of the store's objects
+        self.counts = {}            # namespace -> (failed, pending), when either is not 0
+        self._rows = None           # the store's rows ``namespace_of`` was made of
+        for source in (store, failing, pending):
+            source.watchers.append(self)
+        self.reset()
+
+    def count(self, namespace):
+        """(failed, pending) of the namespace's objects."""
+        return self.counts.get(namespace, _NONE)
+
+    def added(self, source, value, row, first):
+        if source is self.store:
+            owner = uid(row.obj)
+            if owner:
+                self.namespace_of[owner] = row.namespace
+                self._move(owner, _NONE, self._state(owner, False, False))
+        elif first:
+            self._move(value, self._state(value, source is self.failing,
+                                          source is self.pending), self._state(value))
+
+    def removed(self, source, value, row, last):
+        if source is self.store:
+            owner = uid(row.obj)
+            if owner and self.namespace_of.get(owner) == row.namespace:
+                self._move(owner, self._state(owner), _NONE)
+                del self.namespace_of[owner]
+        elif last:
+            self._move(value, self._state(value, gone=source), self._state(value))
+
+    def _state(self, owner, not_failing=False, not_pending=False, gone=None):
+        """(1, 0) failed, (0, 1) pending, else (0, 0): ``owner`` now, or as it was before it
+        entered a source (``not_...``) or left one (``gone``)."""
+        if gone is self.failing or (not not_failing and owner in self.failing.buckets):
+            return _FAILED
+        if gone is self.pending or (not not_pending and owner in self.pending.buckets):
+            return _PENDING
+        return _NONE
+
+    def _move(self, owner, before, after):
+        namespace = self.namespace_of.get(owner)
+        if before is after or namespace is None:
+            return
+        failed, pending = self.counts.get(namespace, _NONE)
+        failed += after[0] - before[0]
+        pending += after[1] - before[1]
+        if failed or pending:
+            self.counts[namespace] = (failed, pending)
+        else:
+            self.counts.pop(namespace, None)
+
+    def reset(self):
+        """Recounted (after a full LIST swapped the store's rows or a source's in)."""
+        rows = self.store.rows
+        if rows is not self._rows:
+            self._rows = rows
+            self.namespace_of = {owner: row.namespace for row in rows.values()
+                                 for owner in (uid(row.obj),) if owner}
+        counts = {}
+        namespace_of = self.namespace_of
+        for owner in self.failing.buckets.keys() | self.pending.buckets.keys():
+            namespace = namespace_of.get(owner)
+            if namespace is not None:
+                failed, pending = counts.get(namespace, _NONE)
+                if owner in self.failing.buckets:
+                    failed += 1
+                else:
+                    pending += 1
+                counts[namespace] = (failed, pending)
+        self.counts = counts
+
+
+_NONE, _PENDING, _FAILED = (0, 0), (0, 1), (1, 0)

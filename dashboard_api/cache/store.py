@@ -270,6 +270,7 @@ class Store:
         self.names = {}             # namespace -> sorted [name]
         self.indexes = {name: Index(fn) for name, fn in (indexes or {}).items()}
         self.joins = {}             # name -> (a join, the stores it reads), cache/joined.py
+        self.watchers = []          # as an index's, of every row (value None), cache/joined.py
         self._scopes = {}           # (namespaces, objects?) -> Scoped, until the next change
         self._stamps = {}           # namespace -> generation of its last change
         self._replaced = 0          # generation of the last full LIST
@@ -347,6 +348,8 @@ class Store:
         self.names = names
         for name, index in self.indexes.items():
             index.swap(buckets[name])
+        for watcher in self.watchers:
+            watcher.reset()
         self.resource_version = resource_version
         self._changed()
         self._stamps = {}
@@ -452,12 +455,16 @@ class Store:
         if old is not None:
             for index in self.indexes.values():
                 index.remove(old)
+            for watcher in self.watchers:
+                watcher.removed(self, None, old, True)
         else:
             names = self.names.setdefault(row.namespace, [])
             bisect.insort(names, row.name)
         self.rows[key] = row
         for index in self.indexes.values():
             index.add(row)
+        for watcher in self.watchers:
+            watcher.added(self, None, row, True)
 
     def _delete(self, namespace, name):
         old = self.rows.pop((namespace, name), None)
@@ -465,6 +472,8 @@ class Store:
             return
         for index in self.indexes.values():
             index.remove(old)
+        for watcher in self.watchers:
+            watcher.removed(self, None, old, True)
         names = self.names.get(namespace)
         if names:
             i = bisect.bisect_left(names, name)

@@ -82,3 +82,10 @@ JOINED = {"warned_owners": ("pod", "unready", "event", "warned", controller_uid)
           "warned_moves": ("pod", "unready", "event", "warned", warned_move)}
 LIFTED = {"warned_deployments": ("replicaset", "controller", "pod", "warned_owners"),
           "pending_deployments": ("replicaset", "controller", "pod", "pending")}
+
+# Counts the watch cache keeps per event, by namespace, for the list status of workloads
+# (summaries.workloads.owned_status_counted): name -> (kind counted, the kind whose store
+# holds the sources, the join or index of the owners failed, that of the owners pending). Read
+# by a page as O(namespaces), not a lookup per workload (issue #30).
+OWNED_KINDS = ("replicaset", "replicationcontroller", "daemonset", "statefulset")
+COUNTED = {kind + "_status": (kind, "pod", "warned_owners", "pending") for kind in OWNED_KINDS}

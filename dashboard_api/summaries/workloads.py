@@ -134,9 +134,10 @@ def status_split(facts):
     return (None, facts) if facts else ("running", None)
 
 
-def _counted_by(failing_of, pending_of):
+def _counted_by(failing_of, pending_of, counted_of=lambda rel: None):
     """(list_status, status_counted) of workloads, ``failing_of(rel)`` and ``pending_of(rel)``
-    the sets of those with a warned not-ready pod and with a pending pod."""
+    the sets of those with a warned not-ready pod and with a pending pod; ``counted_of(rel)``
+    the watch cache's count of both by namespace (cache/joined.py Counted), or None."""
     def list_status(raw, rel, facts=None):
         failing, pending = failing_of(rel), pending_of(rel)
         out = resource_status()
@@ -147,16 +148,23 @@ def _counted_by(failing_of, pending_of):
 
     def status_counted(counts, groups, rel):
         """list_status from the watch cache's counters: ``groups`` {namespace: {None: {uid:
-        uid}}} of the workloads, met with the sets by C-level set intersections."""
-        failing, pending = failing_of(rel), pending_of(rel)
+        uid}}} of the workloads (all those of the cached store, by namespace), counted per
+        namespace by ``counted_of(rel)`` when the cache keeps that count, else met with the
+        sets by C-level set intersections."""
+        counted = counted_of(rel)
+        if counted is None:
+            failing, pending = failing_of(rel), pending_of(rel)
         out = resource_status()
         for bucket, n in counts.items():
             out[bucket] += n
-        for part in groups.values():
+        for namespace, part in groups.items():
             for group in part.values():
                 uids = group.keys()
-                failed = len(uids & failing)
-                pends = len((uids & pending) - failing)
+                if counted is not None:
+                    failed, pends = counted.count(namespace)
+                else:
+                    failed = len(uids & failing)
+                    pends = len((uids & pending) - failing)
                 out["failed"] += failed
                 out["pending"] += pends
                 out["running"] += len(uids) - failed - pends
@@ -165,9 +173,27 @@ def _counted_by(failing_of, pending_of):
 
 
 # Replica sets, replication controllers, daemon sets, stateful sets: the controllers of the
-# pods; deployments: the owners of those replica sets.
-list_status, status_counted = _counted_by(lambda rel: rel.warned_controllers(),
-                                          lambda rel: rel.pending_controllers())
+# pods (``owned_status_counted(kind)``, counted per namespace for the kind's store);
+# deployments: the owners of those replica sets.
+def _warned_controllers(rel):
+    return rel.warned_controllers()
+
+
+def _pending_controllers(rel):
+    return rel.pending_controllers()
+
+
+list_status = _counted_by(_warned_controllers, _pending_controllers)[0]
+
+
+def owned_status_counted(kind):
+    """status_counted of the workloads of ``kind`` owning their pods, from the watch cache's
+    count by namespace kept for that kind (spec.joins.COUNTED) when the page's pods and events
+    are cached, else by set intersections."""
+    return _counted_by(_warned_controllers, _pending_controllers,
+                       lambda rel: rel.owners_counted(kind))[1]
+
+
 deployment_list_status, deployment_status_counted = _counted_by(
     lambda rel: rel.warned_deployments(), lambda rel: rel.pending_deployments())
 

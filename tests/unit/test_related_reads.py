@@ -295,3 +295,97 @@ def test_deployments_and_jobs_list_status_counted_per_event_as_from_their_pods()
     rs_store.replace([row_of(rs_kind, slim.slim(rs_kind, rs)) for rs in sets], "3")
     check(dict(resource_status(), failed=1, pending=1, running=2),
           dict(jobs_now, running=1, pending=1))                 # a full LIST: rs1b is d2's
+
+
+def test_owned_workloads_counted_by_namespace_per_event_as_a_full_walk_counts_them():
+    """The watch cache's count by namespace of the replica sets (and daemon sets) failed and
+    pending in their list status (cache/joined.py Counted, issue #30) is what a walk of every
+    workload's pods and events finds, and the page's status from it what the walk answers,
+    through replica-set, pod and event adds, updates and deletes and full LISTs of each."""
+    def rs(ns, name):
+        return {"metadata": {"namespace": ns, "name": name, "uid": name,
+                             "creationTimestamp": "2024-01-01T00:00:00Z"}, "spec": {}}
+    sets = [rs("a", "rs1"), rs("a", "rs2"), rs("a", "rs3"), rs("b", "rs4"), rs("b", "rs5")]
+    daemons = [rs("a", "ds1")]
+    raw_pods = [_owned(_pod("a", "p1"), "rs1"), _owned(_pod("a", "p2"), "rs2", "Pending"),
+                _owned(_pod("a", "p3", ready=True), "rs3"), _owned(_pod("b", "p4"), "rs4"),
+                _owned(_pod("b", "p5"), "rs5", "Pending"), _owned(_pod("a", "d1"), "ds1"),
+                _owned(_pod("b", "p6"), "gone", "Pending")]
+    events = [_event("a", "w1", "p1"), _event("a", "w3", "p3"), _event("b", "w5", "p5"),
+              _event("a", "wd", "d1"), _event("b", "w6", "p6")]
+    event_kind, events_store = _events_store(events)
+    pod_kind, pod_store = _store("pod", raw_pods)
+    rs_kind, rs_store = _store("replicaset", sets)
+    ds_kind, ds_store = _store("daemonset", daemons)
+    join_stores({"pod": pod_store, "event": events_store, "replicaset": rs_store,
+                 "daemonset": ds_store})
+    walk = workloads._status_by(workloads.owned_pods)
+
+    def check(expected):
+        walked = Related(pods=list(raw_pods), events=list(events))
+        cached = Related(pods=pod_store.related(()), events=events_store.related(()))
+        for kind, store, objects in ((rs_kind, rs_store, sets), (ds_kind, ds_store, daemons)):
+            counted = cached.owners_counted(kind.name)
+            assert counted is not None and counted.store is store
+            by_namespace = {}
+            for obj in objects:
+                ns = obj["metadata"]["namespace"]
+                status = walk([obj], walked)
+                found = (status["failed"], status["pending"])
+                if found != (0, 0):
+                    had = by_namespace.get(ns, (0, 0))
+                    by_namespace[ns] = (had[0] + found[0], had[1] + found[1])
+            assert counted.counts == by_namespace
+            for scope in ((), ("a",), ("b",)):
+                in_scope = [o for o in objects if not scope or o["metadata"]["namespace"] in scope]
+                counts, groups = store.status_tally(scope)
+                assert kind.status_counted(counts, groups, cached) == walk(in_scope, walked)
+                assert kind.status_counted(counts, groups, walked) == walk(in_scope, walked)
+        assert walk(sets, walked) == expected
+
+    def change(store, kind, objects, obj, type_="MODIFIED"):
+        key = (obj["metadata"]["namespace"], obj["metadata"]["name"])
+        found = [i for i, o in enumerate(objects)
+                 if (o["metadata"]["namespace"], o["metadata"]["name"]) == key]
+        if type_ == "DELETED":
+            del objects[found[0]]
+        elif found:
+            objects[found[0]] = obj
+        else:
+            objects.append(obj)
+        store.apply(type_, row_of(kind, slim.slim(kind, obj)), "2")
+
+    def relist(store, kind, objects):
+        store.replace([row_of(kind, slim.slim(kind, obj)) for obj in objects], "3")
+
+    # rs1: p1 not ready, warned; rs2, rs5 pend (rs5's warned pod p5 is not ready: failed);
+    # rs3's warned pod is ready; rs4's pod has no warning; p6's owner is no replica set
+    check(dict(resource_status(), failed=2, pending=1, running=2))
+    change(events_store, event_kind, events, _event("b", "w4", "p4"), "ADDED")
+    check(dict(resource_status(), failed=3, pending=1, running=1))
+    change(pod_store, pod_kind, raw_pods, _owned(_pod("a", "p2"), "rs2"))          # runs
+    change(pod_store, pod_kind, raw_pods, _owned(_pod("a", "p3"), "rs3", "Pending"))
+    check(dict(resource_status(), failed=4, running=1))                # p3 not ready: failed
+    change(events_store, event_kind, events, events[1], "DELETED")     # p3's warning goes
+    check(dict(resource_status(), failed=3, pending=1, running=1))
+    change(pod_store, pod_kind, raw_pods, _owned(_pod("a", "p7"), "rs2", "Pending"), "ADDED")
+    change(pod_store, pod_kind, raw_pods, _owned(_pod("a", "p8"), "rs3"), "ADDED")
+    change(events_store, event_kind, events, _event("a", "w8", "p8"), "ADDED")
+    check(dict(resource_status(), failed=4, pending=1))                # rs3 pends and fails
+    change(rs_store, rs_kind, sets, sets[0], "DELETED")                # rs1 goes, its pod stays
+    change(rs_store, rs_kind, sets, rs("b", "gone"), "ADDED")          # p6's owner comes
+    change(rs_store, rs_kind, sets, dict(rs("b", "rs4"), spec={"replicas": 2}))
+    check(dict(resource_status(), failed=4, pending=1))
+    change(pod_store, pod_kind, raw_pods, raw_pods[0], "DELETED")
+    change(pod_store, pod_kind, raw_pods, _owned(_pod("a", "d1", ready=True), "ds1"))
+    check(dict(resource_status(), failed=4, pending=1))
+    events.append(_event("a", "w1", "p1"))
+    events[:] = [ev for ev in events if ev["metadata"]["name"] != "w5"]
+    relist(events_store, event_kind, events)                           # p5 pends, unwarned
+    check(dict(resource_status(), failed=3, pending=2))
+    sets[:] = [s for s in sets if s["metadata"]["name"] != "rs2"] + [rs("a", "rs1")]
+    relist(rs_store, rs_kind, sets)                                    # rs1 back, rs2 gone
+    raw_pods.append(_owned(_pod("a", "p1"), "rs1"))
+    raw_pods[:] = [p for p in raw_pods if p["metadata"]["name"] != "p4"]
+    relist(pod_store, pod_kind, raw_pods)                              # rs4 runs, rs1 fails
+    check(dict(resource_status(), failed=3, pending=1, running=1))
