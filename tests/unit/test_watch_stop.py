@@ -68,6 +68,11 @@ def test_stop_closes_the_watch_connection_quietly(monkeypatch, caplog):
                                     Resource(), None, consumer)
         reflector._task = asyncio.ensure_future(reflector.watch("1"))
         await asyncio.wait_for(opened.wait(), WAIT)
+        # The server has sent its headers; the client reads them on its next turn of the loop.
+        for _ in range(int(WAIT / 0.01)):
+            if consumer.states:
+                break
+            await asyncio.sleep(0.01)
         assert consumer.states == ["synced"]  # the watch is established
         reflector.stop()
         await asyncio.wait_for(closed.wait(), WAIT)  # the server saw the connection close
