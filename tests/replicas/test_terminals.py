@@ -16,9 +16,10 @@ UNKNOWN = (2, "unknown or expired terminal session")
 TRANSPORTS = {"websocket": "websocket", "xhr-streaming": "xhr_streaming"}
 
 
-def open_across(js, replicas, token, namespace, transport, name="t", attempts=6):
+def open_across(js, replicas, token, namespace, transport, name="t", attempts=12):
     """A terminal whose id was issued by one replica and bound on the other; returns
-    (conn, session id, issuing replica, binding replica)."""
+    (conn, session id, issuing replica, binding replica). Which replica nginx picks is left to
+    it: an attempt lands across about half the time (6 attempts once all landed on one)."""
     for attempt in range(attempts):
         session_id = new_session(replicas.front, token, namespace, "web")
         issuer = replicas.issued_on(session_id)
