@@ -9,8 +9,13 @@ equality on that field from the index instead of a walk of the namespaces (cache
 def value(obj, path):
     """The field at the dotted ``path`` as text, "" when absent (booleans as the API server
     writes them)."""
+    return value_at(obj, path.split("."))
+
+
+def value_at(obj, parts):
+    """``value`` of the path split at its dots."""
     found = obj
-    for part in path.split("."):
+    for part in parts:
         if not isinstance(found, dict):
             return ""
         found = found.get(part)
@@ -26,14 +31,15 @@ class Field:
     an index as rows sorted by that value (cache/fieldindex.py), for the selectors on it,
     not as buckets summaries look up."""
 
-    __slots__ = ("path",)
+    __slots__ = ("path", "parts")
 
     def __init__(self, path):
         self.path = path
+        self.parts = tuple(path.split("."))
 
     def value(self, obj):
-        return value(obj, self.path)
+        return value_at(obj, self.parts)
 
     def __call__(self, obj):
-        found = value(obj, self.path)
+        found = value_at(obj, self.parts)
         return (found,) if found else ()
