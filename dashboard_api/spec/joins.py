@@ -92,6 +92,9 @@ LIFTED = {"warned_deployments": ("replicaset", "controller", "pod", "warned_owne
 # Counts the watch cache keeps per event, by namespace, for the list status of workloads
 # (summaries.workloads.owned_status_counted): name -> (kind counted, the kind whose store
 # holds the sources, the join or index of the owners failed, that of the owners pending). Read
-# by a page as O(namespaces), not a lookup per workload (issue #30).
+# by a page as O(namespaces), not a lookup per workload (issue #30). Deployments: the owners
+# of the replica sets failed or pending (LIFTED).
 OWNED_KINDS = ("replicaset", "replicationcontroller", "daemonset", "statefulset")
 COUNTED = {kind + "_status": (kind, "pod", "warned_owners", "pending") for kind in OWNED_KINDS}
+COUNTED["deployment_status"] = ("deployment", "replicaset", "warned_deployments",
+                                "pending_deployments")
