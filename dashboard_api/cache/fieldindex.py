@@ -6,20 +6,25 @@ sorted per namespace by (that value, name), for the field selectors on it (issue
 asked, O(log n + matches) a namespace, instead of a walk of every object of the namespaces;
 the selector is still tested on each of them (cache/source.py), so the answer is the walk's.
 
-One list slot a row (8 bytes, about 9 with a list's spare room): the cheapest structure that
-serves the selector; buckets keyed by value (store.Index) cost about 250 bytes a row, a dict
-and a key tuple each. A change moves the rest of its namespace's list (one memmove), so a
-namespace of n rows costs O(n) bytes moved per event: 20 us at 20,000 rows. Only the event loop
-changes it; readers run on the event loop too.
+Each namespace keeps two lists side by side: the values (the record's own strings, shared) and
+the rows. Two list slots a row, about 18 bytes with a list's spare room: buckets by value
+(store.Index) cost about 250 bytes a row, a dict by value ~44. Bisection compares the values'
+strings in C, then the names of the value's few rows (``attrgetter``, C too), so no Python runs
+per comparison; a change moves the rest of its namespace's two lists (memmove). Only the event
+loop changes it; readers run on the event loop too.
 """
 
 import bisect
+import operator
 
 from dashboard_api.cache.sorted import _slashed
 
+_NAME = operator.attrgetter("name")
+
 
 class FieldIndex:
-    """``lists``: namespace -> [Row] sorted by (value, name), rows without a value left out."""
+    """``lists``: namespace -> ([value], [Row]) sorted by (value, name); rows without a value
+    left out."""
 
     watchers = ()   # never joined (cache/joined.py joins store.Index buckets)
 
@@ -28,33 +33,49 @@ class FieldIndex:
         self.path = field.path
         self.lists = {}
 
-    def _key(self, row):
-        return (self.value_of.value(row.obj), row.name)
+    def _find(self, row, value):
+        """(the namespace's lists or None, where ``row`` is or goes, whether it is there)."""
+        found = self.lists.get(row.namespace)
+        if found is None:
+            return None, 0, False
+        values, rows = found
+        lo = bisect.bisect_left(values, value)
+        hi = bisect.bisect_right(values, value, lo)
+        i = bisect.bisect_left(rows, row.name, lo, hi, key=_NAME)
+        return found, i, i < hi and rows[i].name == row.name
 
     def add(self, row):
-        if self.value_of.value(row.obj):
-            bisect.insort(self.lists.setdefault(row.namespace, []), row, key=self._key)
+        value = self.value_of.value(row.obj)
+        if not value:
+            return
+        found, i, _there = self._find(row, value)
+        if found is None:
+            found = self.lists[row.namespace] = ([], [])
+        found[0].insert(i, value)
+        found[1].insert(i, row)
 
     def remove(self, row):
         value = self.value_of.value(row.obj)
-        rows = self.lists.get(row.namespace) if value else None
-        if not rows:
+        if not value:
             return
-        i = bisect.bisect_left(rows, (value, row.name), key=self._key)
-        if i < len(rows) and self._key(rows[i]) == (value, row.name):
-            del rows[i]
-            if not rows:
+        found, i, there = self._find(row, value)
+        if there:
+            del found[0][i], found[1][i]
+            if not found[1]:
                 del self.lists[row.namespace]
 
     def state_of(self, rows):
         """The lists of ``rows`` (a full LIST's, in the executor): a pure function of them."""
-        lists = {}
         value = self.value_of.value
+        by_namespace = {}
         for row in rows:
-            if value(row.obj):
-                lists.setdefault(row.namespace, []).append(row)
-        for found in lists.values():
-            found.sort(key=self._key)
+            found = value(row.obj)
+            if found:
+                by_namespace.setdefault(row.namespace, []).append((found, row.name, row))
+        lists = {}
+        for namespace, keyed in by_namespace.items():
+            keyed.sort(key=lambda k: (k[0], k[1]))
+            lists[namespace] = ([k[0] for k in keyed], [k[2] for k in keyed])
         return lists
 
     def swap(self, lists):
@@ -64,14 +85,11 @@ class FieldIndex:
     def matching(self, value, namespaces):
         """The rows whose field is ``value`` in the namespaces (empty: all), in the store's
         order (store.scope): namespace by namespace as asked (all: in key order), by name."""
-        value_of = self.value_of.value
         out = []
         for ns in namespaces or sorted(self.lists, key=_slashed):
-            rows = self.lists.get(ns)
-            if not rows:
-                continue
-            i = bisect.bisect_left(rows, (value, ""), key=self._key)
-            while i < len(rows) and value_of(rows[i].obj) == value:
-                out.append(rows[i])
-                i += 1
+            found = self.lists.get(ns)
+            if found is not None:
+                values, rows = found
+                lo = bisect.bisect_left(values, value)
+                out += rows[lo:bisect.bisect_right(values, value, lo)]
         return out
