@@ -92,6 +92,31 @@ def test_an_objects_events_from_the_index_are_the_walks(ops, relist_at, large):
     _check_events(store)
 
 
+_POD_OP = st.tuples(st.sampled_from(["put", "put", "delete"]), st.sampled_from(_NAMESPACES),
+                    st.sampled_from(["p%d" % i for i in range(8)]),
+                    st.sampled_from([None, "n1", "n2"]))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(_POD_OP, max_size=40), st.integers(0, 40), st.booleans())
+def test_a_nodes_pods_through_changes_and_relists_are_the_walks(ops, relist_at, large):
+    store = Store(POD, POD.indexes)
+    store.replace([], "1")
+    for i, (op, ns, name, node) in enumerate(ops):
+        if i == relist_at:
+            with _relisting(large):
+                asyncio.run(store.relist(
+                    [row_of(POD, _pod(r.namespace, r.name, r.obj["spec"].get("nodeName"), "r"))
+                     for r in store.rows.values()], str(i), inline))
+        store.apply("DELETED" if op == "delete" else "MODIFIED",
+                    row_of(POD, _pod(ns, name, node, str(i))), str(i))
+        for scope in _SCOPES:
+            for value in ("n1", "n2"):
+                fields = "spec.nodeName=%s,status.phase!=Failed" % value
+                assert _narrowed_answer(store, scope, fields) == \
+                    _walked(store, scope, fields), (scope, fields)
+
+
 def test_a_nodes_pods_from_the_index_are_the_walks():
     store = Store(POD, POD.indexes)
     store.replace([row_of(POD, _pod(ns, "p%d" % i, "n%d" % (i % 3) if i % 4 else None, "1"))
