@@ -7,9 +7,9 @@ asked, O(log n + matches) a namespace, instead of a walk of every object of the 
 the selector is still tested on each of them (cache/source.py), so the answer is the walk's.
 
 Each namespace keeps two lists side by side: the values (the record's own strings, shared) and
-the rows. Two list slots a row, about 22 bytes with the lists' spare room (measured on the
+the rows. Two list slots a row, 18-24 bytes with the lists' spare room (measured on the
 stand-in's events and pods, tests/bench/bench_field_index.py): buckets by value (store.Index)
-cost about 250 bytes an event and 87 a pod, a dict by value about 44. Bisection compares the values'
+cost about 245 bytes an event and 87-105 a pod, a dict by value about 44. Bisection compares the values'
 strings in C, then the names of the value's few rows (``attrgetter``, C too), so no Python runs
 per comparison; a change moves the rest of its namespace's two lists (memmove). Only the event
 loop changes it; readers run on the event loop too.
