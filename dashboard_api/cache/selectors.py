@@ -7,6 +7,8 @@ then asks the API server instead: never a guess.
 
 import re
 
+from dashboard_api.spec.fields import value as _path_value
+
 # Applied to stripped parts, so that no two `\s*` meet (they would split a run of spaces in
 # quadratically many ways).
 _SET = re.compile(r"^(!?)\s*([A-Za-z0-9_./-]+)\s*(?:(in|notin)\s*\(([^)]*)\))?$")
@@ -63,19 +65,6 @@ def labels(text):
     return lambda lb: all(t(lb) for t in tests)
 
 
-def _path_value(obj, path):
-    value = obj
-    for part in path.split("."):
-        if not isinstance(value, dict):
-            return ""
-        value = value.get(part)
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value if isinstance(value, str) else str(value)
-
-
 # Field selectors are answered for these paths only; the API server supports a few per kind,
 # and these are the ones the gateway itself sends.
 FIELD_PATHS = frozenset((
@@ -85,20 +74,38 @@ FIELD_PATHS = frozenset((
 ))
 
 
-def fields(text):
-    """A predicate ``f(obj) -> bool`` for a field selector string, or None."""
-    if not text:
-        return lambda _obj: True
-    tests = []
+def _requirements(text):
+    """[(path, operator, value)] of a field selector string, or None when one part is not
+    one the cache reads exactly."""
+    found = []
     for part in text.split(","):
         part = part.strip()
         m = _FIELD.match(part)
         if not m or m.group(1) not in FIELD_PATHS:
             return None
-        path, op = m.groups()
-        value = part[m.end():].strip()
+        found.append((m.group(1), m.group(2), part[m.end():].strip()))
+    return found
+
+
+def fields(text):
+    """A predicate ``f(obj) -> bool`` for a field selector string, or None."""
+    if not text:
+        return lambda _obj: True
+    found = _requirements(text)
+    if found is None:
+        return None
+    tests = []
+    for path, op, value in found:
         if op == "!=":
             tests.append(lambda o, p=path, v=value: _path_value(o, p) != v)
         else:
             tests.append(lambda o, p=path, v=value: _path_value(o, p) == v)
     return lambda obj: all(t(obj) for t in tests)
+
+
+def equalities(text):
+    """{path: value} of a field selector's equalities (``=``, ``==``); {} when it has none or
+    cannot be read (an index of a path may then narrow the objects the selector is tested on,
+    cache/source.py)."""
+    found = _requirements(text) if text else None
+    return {path: value for path, op, value in found or () if op != "!="}

@@ -104,15 +104,15 @@ class NotSynced(ApiError):
 
 
 def _narrowed(store, names, fields):
-    """A node's pods from the node index instead of a scan of every pod."""
-    if "node" not in store.indexes or not fields:
-        return None
-    for part in fields.split(","):
-        key, _, value = part.partition("=")
-        if key.strip() == "spec.nodeName" and not value.startswith("="):
-            rows = store.indexes["node"].get(value.strip())
-            wanted = set(names)
-            return [r.obj for r in rows if not wanted or r.namespace in wanted]
+    """The objects a field selector may match, from the store's index of a field it asks to
+    equal a value (spec/fields.py Field: a node's pods, an object's events), instead of
+    every object of the namespaces; None when it asks none of those. The caller still tests
+    the whole selector on each, so the answer is the walk's."""
+    equal = selectors.equalities(fields)
+    for index in store.indexes.values():
+        value = equal.get(getattr(index, "path", None))
+        if value:
+            return [row.obj for row in index.matching(value, names)]
     return None
 
 

@@ -31,7 +31,9 @@ import time
 
 from dashboard_api import dataselect
 from dashboard_api.cache import slim
+from dashboard_api.cache.fieldindex import FieldIndex
 from dashboard_api.cache.sorted import SortedIndex, _slashed, filtered_index
+from dashboard_api.spec.fields import Field
 
 # Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped:
 # about 30 MiB each at 150,000 pods (the index and its per-namespace parts).
@@ -113,6 +115,13 @@ class Index:
                     self.buckets.pop(value, None)
                 for watcher in self.watchers:
                     watcher.removed(self, value, row, not bucket)
+
+    def state_of(self, rows):
+        """The buckets of ``rows`` (a full LIST's, in the executor): a pure function of them."""
+        buckets = {}
+        for row in rows:
+            _bucket_row(buckets, self.value_of, row)
+        return buckets
 
     def swap(self, buckets):
         """A full LIST's buckets in, whole."""
@@ -268,7 +277,7 @@ class Store:
         self.events = 0
         self.rows = {}              # (namespace, name) -> Row
         self.names = {}             # namespace -> sorted [name]
-        self.indexes = {name: Index(fn) for name, fn in (indexes or {}).items()}
+        self.indexes = {name: _index(fn) for name, fn in (indexes or {}).items()}
         self.joins = {}             # name -> (a join, the stores it reads), cache/joined.py
         self.watchers = []          # as an index's, of every row (value None), cache/joined.py
         self._scopes = {}           # (namespaces, objects?) -> Scoped, until the next change
@@ -332,18 +341,20 @@ class Store:
         """The result of a full LIST: the store holds exactly ``rows`` afterwards. On the event
         loop, O(n log n): tests and the fallback of ``relist``."""
         self.rows = {(row.namespace, row.name): row for row in rows}
-        names, buckets = _state_of(self.rows, self._value_ofs())
+        names, buckets = _state_of(self.rows, self._builders())
         self._swap(self.rows, names, buckets, (), None, resource_version)
 
-    def _value_ofs(self):
-        return {name: index.value_of for name, index in self.indexes.items()}
+    def _builders(self):
+        """{index name: state_of(rows)}: each index's state of a full LIST, made in the
+        executor."""
+        return {name: index.state_of for name, index in self.indexes.items()}
 
     def _swap(self, rows, names, buckets, sorted_indexes, tally, resource_version):
         """A whole new state in, O(1) on the event loop: every selection's version changes.
         Returns the previous state's parts, for ``_drop`` (freeing them holds the GIL)."""
         previous = [self.rows, self.names, self._tally, *self._sorted.values(),
                     *self._filtered.values()]
-        previous += [index.buckets for index in self.indexes.values()]   # rows first
+        previous += [_state(index) for index in self.indexes.values()]   # rows first
         self.rows = rows
         self.names = names
         for name, index in self.indexes.items():
@@ -375,7 +386,7 @@ class Store:
             specs = list(self._sorted)
             counting = self._tally is not None
             changes, built = await run(
-                _relist_plan, self.kind, self.rows, rows, self._value_ofs(), specs, counting)
+                _relist_plan, self.kind, self.rows, rows, self._builders(), specs, counting)
             if self.generation != generation:
                 continue
             if built is None:
@@ -691,19 +702,25 @@ def _bucket_row(buckets, value_of, row):
         bucket[(_slashed(row.namespace), row.name)] = row   # one "ns/" string for all
 
 
-def _state_of(rows, value_ofs):
-    """(namespace -> sorted names, index name -> buckets) of a rows dict."""
+def _index(value_of):
+    """The index a spec declares: one field's (spec/fields.py Field) kept sorted for the
+    selectors on it (FieldIndex), any other as buckets summaries look up (Index)."""
+    return FieldIndex(value_of) if isinstance(value_of, Field) else Index(value_of)
+
+
+def _state(index):
+    return index.lists if isinstance(index, FieldIndex) else index.buckets
+
+
+def _state_of(rows, builders):
+    """(namespace -> sorted names, index name -> its state) of a rows dict."""
     names = {}
     for namespace, name in rows:
         names.setdefault(namespace, []).append(name)
     for values in names.values():
         values.sort()
-    buckets = {}
-    for index_name, value_of in value_ofs.items():
-        buckets[index_name] = found = {}
-        for row in rows.values():
-            _bucket_row(found, value_of, row)
-    return names, buckets
+    states = {index_name: state_of(rows.values()) for index_name, state_of in builders.items()}
+    return names, states
 
 
 def _count(kind, tally, row, sign):
@@ -739,7 +756,7 @@ def _tally_of(kind, rows):
     return tally
 
 
-def _relist_plan(kind, live, rows, value_ofs, specs, counting):
+def _relist_plan(kind, live, rows, builders, specs, counting):
     """A re-list's plan, made in the executor: ([(old, new)] the changes from ``live``, None)
     when they are few enough to apply as events, else (None, the whole new state: (rows dict,
     names, buckets, a SortedIndex per spec of ``specs``, the status counters when
@@ -757,7 +774,7 @@ def _relist_plan(kind, live, rows, value_ofs, specs, counting):
         if len(changes) <= SMALL_RELIST or len(changes) <= len(live) * SMALL_SHARE:
             return changes, None
         del changes
-    names, buckets = _state_of(fresh, value_ofs)
+    names, buckets = _state_of(fresh, builders)
     sorted_indexes = [SortedIndex(spec, fresh.values()) for spec in specs]
     counters = _tally_of(kind, fresh.values()) if counting else None
     return None, (fresh, names, buckets, sorted_indexes, counters)

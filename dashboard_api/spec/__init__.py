@@ -37,7 +37,10 @@ Fields (keyword arguments; only ``name``, ``plural`` and ``item`` are required):
                   managedFields and the last-applied annotation)
     indexes       {index name: value_of(obj) -> (values...)}: the joins summaries make
                   (summaries.common.Related.by_controller reads "controller", events_by_object
-                  "involved", a node's pods "node"); spec/joins.py has the usual ones
+                  "involved"); spec/joins.py has the usual ones. A spec.fields.Field (one
+                  field's value: a node's pods "node", an object's events "named") is kept
+                  sorted instead, and answers the field selectors asking that field to equal
+                  a value (cache/source.py) without a walk of the namespaces
   the list
     list_key      the array's key in the list envelope ("pods", "deployments", "items", ...)
     item          pure ``item(obj, rel) -> list item`` (``rel``: summaries.common.Related)

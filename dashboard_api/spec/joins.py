@@ -2,12 +2,17 @@
 
 The watch cache keeps one index per name in each kind's store (cache/store.py ``Index``);
 summaries.common.Related reads them by name (``by_controller`` -> "controller",
-``events_by_object`` -> "involved", ``warned_objects`` -> "warned", a node's pods -> "node").
-Pure functions of the slim object, so a typed record (issue #19) needs only the fields they read:
-ownerReferences' uid, controller and kind, spec.nodeName, a pod's phase and Ready condition,
-involvedObject.uid and the event's type.
+``events_by_object`` -> "involved", ``warned_objects`` -> "warned"). Pure functions of the slim
+object, so a typed record (issue #19) needs only the fields they read: ownerReferences' uid,
+controller and kind, spec.nodeName, a pod's phase and Ready condition, involvedObject's uid and
+name, and the event's type.
+
+A ``Field`` is the index of one field a field selector reads: the cache answers the selector's
+equality from it (a node's pods by spec.nodeName, an object's events by involvedObject.name)
+instead of walking the namespaces (cache/source.py, cache/fieldindex.py).
 """
 
+from dashboard_api.spec.fields import Field
 from dashboard_api.summaries.common import controller_ref, controller_uid
 from dashboard_api.summaries.events import event_type, pod_ready
 from dashboard_api.summaries.podstatus import list_phase
@@ -18,9 +23,10 @@ def controller(obj):
     return (owner,) if owner else ()
 
 
-def node(obj):
-    name = (obj.get("spec") or {}).get("nodeName")
-    return (name,) if name else ()
+node = Field("spec.nodeName")
+# An object's events sublist selects its events by involvedObject.name and kind (a node's over
+# all namespaces): by name, as few as the object's own (kinds are few, names many).
+involved_name = Field("involvedObject.name")
 
 
 def involved(obj):
@@ -86,6 +92,9 @@ LIFTED = {"warned_deployments": ("replicaset", "controller", "pod", "warned_owne
 # Counts the watch cache keeps per event, by namespace, for the list status of workloads
 # (summaries.workloads.owned_status_counted): name -> (kind counted, the kind whose store
 # holds the sources, the join or index of the owners failed, that of the owners pending). Read
-# by a page as O(namespaces), not a lookup per workload (issue #30).
+# by a page as O(namespaces), not a lookup per workload (issue #30). Deployments: the owners
+# of the replica sets failed or pending (LIFTED).
 OWNED_KINDS = ("replicaset", "replicationcontroller", "daemonset", "statefulset")
 COUNTED = {kind + "_status": (kind, "pod", "warned_owners", "pending") for kind in OWNED_KINDS}
+COUNTED["deployment_status"] = ("deployment", "replicaset", "warned_deployments",
+                                "pending_deployments")

@@ -202,12 +202,15 @@ class Related(dict):
                     for owner in [controller_uid(pod)] if owner}
         return self.index("warned_controllers", build)
 
-    def owners_counted(self, kind):
-        """From cached pod and event lists, the watch cache's count by namespace of the
-        workloads of ``kind`` failed and pending in their list status (cache/joined.py
-        Counted, kept per event), else None."""
-        joined = getattr(self["pods"], "joined", None)
-        return joined(kind + "_status", self["events"]) if joined is not None else None
+    def owners_counted(self, kind, reads=("pods", "events")):
+        """From cached lists of ``reads`` (the store keeping the count, then the others it
+        reads: spec.joins.COUNTED), the watch cache's count by namespace of the workloads of
+        ``kind`` failed and pending in their list status (cache/joined.py Counted, kept per
+        event), else None."""
+        first, *others = reads
+        joined = getattr(self[first], "joined", None)
+        return joined(kind + "_status", *(self[read] for read in others)) \
+            if joined is not None else None
 
     def warned_deployments(self):
         """The UIDs of the deployments owning a replica set in ``warned_controllers``: from

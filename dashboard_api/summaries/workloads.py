@@ -194,8 +194,10 @@ def owned_status_counted(kind):
                        lambda rel: rel.owners_counted(kind))[1]
 
 
+# Deployments: counted per namespace over the replica sets they own (spec.joins.COUNTED).
 deployment_list_status, deployment_status_counted = _counted_by(
-    lambda rel: rel.warned_deployments(), lambda rel: rel.pending_deployments())
+    lambda rel: rel.warned_deployments(), lambda rel: rel.pending_deployments(),
+    lambda rel: rel.owners_counted("deployment", ("replicasets", "pods", "events")))
 
 
 # Jobs: failed or complete by their conditions, else running when one of their pods runs (the

@@ -79,6 +79,26 @@ def test_cached_lists_equal_passthrough_after_random_changes(
                 content_type="application/merge-patch+json")
             assert status == 200
 
+    # An object's events sublist (by name and kind in its namespace, read off the cache's
+    # "named" index, issue #30): events about a same-named object of another kind, or in
+    # another namespace, are not its own; a node's over every namespace.
+    kube.pod(cluster, namespace, "twin", labels={"app": "twin"})
+    created = {"ev-twin", "ev-twin-svc", "ev-twin-other", "ev-web", "ev-web-rs",
+               "ev-node-" + namespace}
+    for ns, name, kind in ((namespace, "ev-twin", "Pod"), (namespace, "ev-twin-svc", "Service"),
+                           (other_namespace, "ev-twin-other", "Pod"),
+                           (namespace, "ev-web", "Deployment"), (namespace, "ev-web-rs",
+                                                                 "ReplicaSet")):
+        involved = "twin" if "twin" in name else "web"
+        kube.event(cluster, ns, name, {"kind": kind, "name": involved, "namespace": ns},
+                   "Tested", "about %s %s" % (kind, involved))
+    node_event = "ev-node-" + namespace   # about a cluster object: in "default"
+    kube.event(cluster, "default", node_event, {"kind": "Node", "name": "sim-node-1",
+                                                "uid": "sim-node-1"}, "Rebooted", "node")
+    sublists = {"/api/v1/pod/%s/twin/event" % namespace: ["ev-twin"],
+                "/api/v1/deployment/%s/web/event" % namespace: ["ev-web"],
+                "/api/v1/node/sim-node-1/event": [node_event]}
+
     both = "%s,%s" % (namespace, other_namespace)
     misses = authorization_misses(cached)
     converge(cached, passthrough, [
@@ -96,7 +116,10 @@ def test_cached_lists_equal_passthrough_after_random_changes(
         "/api/v1/node",
         "/api/v1/deployment/%s/web" % namespace,
         "/api/v1/deployment/%s/web/newreplicaset" % namespace,
-    ], admin_token)
+    ] + list(sublists), admin_token)
+    for path, names in sublists.items():
+        found = [e["objectMeta"]["name"] for e in body(cached, path, admin_token)["events"]]
+        assert [n for n in found if n in created] == names, path
     # The cached gateway did answer from its cache: it asked the API server for the caller's
     # rights, which only the cache path does.
     assert authorization_misses(cached) > misses

@@ -57,7 +57,7 @@ def _state(store):
         "rows": store.rows, "names": store.names,
         "scope": [id(r) for r in store.scope(())],
         "scopes": {ns: [id(r) for r in store.scope((ns,))] for ns in _NAMESPACES},
-        "joins": {name: index.buckets for name, index in store.indexes.items()},
+        "joins": {name: store_module._state(index) for name, index in store.indexes.items()},
         "sorted": {spec: ([id(r) for r in store.sorted_index(spec).all],
                           {ns: [id(r) for r in sub]
                            for ns, sub in store.sorted_index(spec).by_namespace.items()})

@@ -244,7 +244,8 @@ def test_deployments_and_jobs_list_status_counted_per_event_as_from_their_pods()
     rs_kind, rs_store = _store("replicaset", sets)
     dep_kind, dep_store = _store("deployment", deployments)
     job_kind, job_store = _store("job", jobs)
-    join_stores({"pod": pod_store, "event": events_store, "replicaset": rs_store})
+    join_stores({"pod": pod_store, "event": events_store, "replicaset": rs_store,
+                 "deployment": dep_store})
 
     def check(expected_deployments, expected_jobs):
         walked = Related(pods=list(raw_pods), events=list(events), replicasets=list(sets))
@@ -256,6 +257,18 @@ def test_deployments_and_jobs_list_status_counted_per_event_as_from_their_pods()
                       cached.running_jobs()):
             assert type(found) is type({}.keys())
         assert walk(deployments, walked) == expected_deployments
+        # the deployments failed and pending, counted per namespace per event (Counted), as
+        # a walk of every deployment's pods counts them
+        counted = cached.owners_counted("deployment", ("replicasets", "pods", "events"))
+        assert counted is not None and counted.store is dep_store
+        by_namespace = {}
+        for obj in deployments:
+            status = walk([obj], walked)
+            if status["failed"] or status["pending"]:
+                had = by_namespace.get(obj["metadata"]["namespace"], (0, 0))
+                by_namespace[obj["metadata"]["namespace"]] = (
+                    had[0] + status["failed"], had[1] + status["pending"])
+        assert counted.counts == by_namespace
         for rel in (walked, cached):
             counts, groups = dep_store.status_tally(())
             assert dep_kind.status_counted(counts, groups, rel) == expected_deployments

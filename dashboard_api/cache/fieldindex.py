@@ -1,0 +1,96 @@
+"""A store's index of one field (spec/fields.py ``Field``): the rows whose field has a value,
+sorted per namespace by (that value, name), for the field selectors on it (issue #30).
+
+``involvedObject.name=x,involvedObject.kind=K`` (an object's events sublist) or
+``spec.nodeName=n`` (a node's pods) then reads the rows of ``x`` by bisection in each namespace
+asked, O(log n + matches) a namespace, instead of a walk of every object of the namespaces;
+the selector is still tested on each of them (cache/source.py), so the answer is the walk's.
+
+Each namespace keeps two lists side by side: the values (the record's own strings, shared) and
+the rows. Two list slots a row, 18-24 bytes with the lists' spare room (measured on the
+stand-in's events and pods, tests/bench/bench_field_index.py): buckets by value (store.Index)
+cost about 245 bytes an event and 87-105 a pod, a dict by value about 44. Bisection compares the values'
+strings in C, then the names of the value's few rows (``attrgetter``, C too), so no Python runs
+per comparison; a change moves the rest of its namespace's two lists (memmove). Only the event
+loop changes it; readers run on the event loop too.
+"""
+
+import bisect
+import operator
+
+from dashboard_api.cache.sorted import _slashed
+
+_NAME = operator.attrgetter("name")
+
+
+class FieldIndex:
+    """``lists``: namespace -> ([value], [Row]) sorted by (value, name); rows without a value
+    left out."""
+
+    watchers = ()   # never joined (cache/joined.py joins store.Index buckets)
+
+    def __init__(self, field):
+        self.value_of = field
+        self.path = field.path
+        self.lists = {}
+
+    def _find(self, row, value):
+        """(the namespace's lists or None, where ``row`` is or goes, whether it is there)."""
+        found = self.lists.get(row.namespace)
+        if found is None:
+            return None, 0, False
+        values, rows = found
+        lo = bisect.bisect_left(values, value)
+        hi = bisect.bisect_right(values, value, lo)
+        i = bisect.bisect_left(rows, row.name, lo, hi, key=_NAME)
+        return found, i, i < hi and rows[i].name == row.name
+
+    def add(self, row):
+        value = self.value_of.value(row.obj)
+        if not value:
+            return
+        found, i, _there = self._find(row, value)
+        if found is None:
+            found = self.lists[row.namespace] = ([], [])
+        found[0].insert(i, value)
+        found[1].insert(i, row)
+
+    def remove(self, row):
+        value = self.value_of.value(row.obj)
+        if not value:
+            return
+        found, i, there = self._find(row, value)
+        if there:
+            del found[0][i], found[1][i]
+            if not found[1]:
+                del self.lists[row.namespace]
+
+    def state_of(self, rows):
+        """The lists of ``rows`` (a full LIST's, in the executor): a pure function of them."""
+        value = self.value_of.value
+        by_namespace = {}
+        for row in rows:
+            found = value(row.obj)
+            if found:
+                by_namespace.setdefault(row.namespace, []).append((found, row.name, row))
+        lists = {}
+        for namespace, keyed in by_namespace.items():
+            keyed.sort(key=lambda k: (k[0], k[1]))
+            lists[namespace] = ([k[0] for k in keyed], [k[2] for k in keyed])
+        return lists
+
+    def swap(self, lists):
+        """A full LIST's lists in, whole."""
+        self.lists = lists
+
+    def matching(self, value, namespaces):
+        """The rows whose field is ``value`` in the namespaces (empty: all), in the store's
+        order (store.scope): namespace by namespace as asked (all: in key order), by name."""
+        out = []
+        for ns in namespaces or sorted(self.lists, key=_slashed):
+            found = self.lists.get(ns)
+            if found is not None:
+                values, rows = found
+                lo = bisect.bisect_left(values, value)
+                out += rows[lo:bisect.bisect_right(values, value, lo)]
+        return out
