@@ -9,18 +9,15 @@ the selector is still tested on each of them (cache/source.py), so the answer is
 Each namespace keeps two lists side by side: the values (the record's own strings, shared) and
 the rows. Two list slots a row, 18-24 bytes with the lists' spare room (measured on the
 stand-in's events and pods, tests/bench/bench_field_index.py): buckets by value (store.Index)
-cost about 245 bytes an event and 87-105 a pod, a dict by value about 44. Bisection compares the values'
-strings in C, then the names of the value's few rows (``attrgetter``, C too), so no Python runs
-per comparison; a change moves the rest of its namespace's two lists (memmove). Only the event
+cost about 245 bytes an event and 87-105 a pod, a dict by value about 44. Bisection compares
+the values' strings in C, then the names of the value's few rows; a change moves the rest of
+its namespace's two lists (memmove). Only the event
 loop changes it; readers run on the event loop too.
 """
 
 import bisect
-import operator
 
 from dashboard_api.cache.sorted import _slashed
-
-_NAME = operator.attrgetter("name")
 
 
 class FieldIndex:
@@ -42,7 +39,7 @@ class FieldIndex:
         values, rows = found
         lo = bisect.bisect_left(values, value)
         hi = bisect.bisect_right(values, value, lo)
-        i = bisect.bisect_left(rows, row.name, lo, hi, key=_NAME)
+        i = _name_position(rows, row.name, lo, hi)
         return found, i, i < hi and rows[i].name == row.name
 
     def add(self, row):
@@ -87,10 +84,23 @@ class FieldIndex:
         """The rows whose field is ``value`` in the namespaces (empty: all), in the store's
         order (store.scope): namespace by namespace as asked (all: in key order), by name."""
         out = []
-        for ns in namespaces or sorted(self.lists, key=_slashed):
+        for ns in dict.fromkeys(namespaces) if namespaces else sorted(self.lists, key=_slashed):
             found = self.lists.get(ns)
             if found is not None:
                 values, rows = found
                 lo = bisect.bisect_left(values, value)
                 out += rows[lo:bisect.bisect_right(values, value, lo)]
         return out
+
+
+def _name_position(rows, name, lo, hi):
+    """Where a row named ``name`` is or goes among ``rows[lo:hi]`` (one value's rows, sorted by
+    name). Written out because ``bisect``'s ``key`` is Python 3.10's and 3.9 is supported; a
+    value's rows are few (an object's events, a node's pods in one namespace)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if rows[mid].name < name:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
