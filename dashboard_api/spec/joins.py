@@ -8,6 +8,7 @@ ownerReferences' uid, controller and kind, spec.nodeName, a pod's phase and Read
 involvedObject.uid and the event's type.
 """
 
+from dashboard_api.summaries import cluster
 from dashboard_api.summaries.common import controller_ref, controller_uid
 from dashboard_api.summaries.events import event_type, pod_ready
 from dashboard_api.summaries.podstatus import list_phase
@@ -89,3 +90,11 @@ LIFTED = {"warned_deployments": ("replicaset", "controller", "pod", "warned_owne
 # by a page as O(namespaces), not a lookup per workload (issue #30).
 OWNED_KINDS = ("replicaset", "replicationcontroller", "daemonset", "statefulset")
 COUNTED = {kind + "_status": (kind, "pod", "warned_owners", "pending") for kind in OWNED_KINDS}
+
+# Sums the watch cache keeps per event (cache/summed.py) over one index's buckets: name ->
+# (kind, its index, the field selector of the rows summed, a row's object -> the parts summed,
+# how many parts).
+# "node_allocated": per node, its pods neither Succeeded nor Failed counted, and their requests
+# and limits summed (a node list item's allocatedResources, summaries.cluster.allocated); the
+# cache answers a read of "spec.nodeName=<node>,<that selector>" with them (issue #30).
+SUMMED = {"node_allocated": ("pod", "node", cluster.RUNNING_PODS, cluster.pod_resources, 2)}
