@@ -13,12 +13,16 @@ limits) summed key by key. A value's sums are made from its bucket when first as
 rows)), then kept per event (O(1) a row in or out); a full LIST swapping the index's buckets
 in drops them all (O(1) on the event loop, where summing 150,000 pods again would hold it
 for a second). Sums are exact (Fractions), so sums kept through any events equal those made
-afresh. Changed and read on the event loop only (listing's ``finish`` runs there).
+afresh. Changed on the event loop only, and read there (listing's ``finish`` runs there); sums
+asked from another thread are made afresh and not kept (an event applied meanwhile would be
+missing from them for good).
 
 ``Selected`` is the cache's answer to a read of one bucket with that selector (cache/source.py):
 the objects are listed only when iterated (the node detail's pods), ``totals()`` gives the
 sums (summaries.cluster.allocated).
 """
+
+import threading
 
 from dashboard_api.cache import selectors
 
@@ -32,6 +36,7 @@ class Summed:
         self.parts_of = parts_of    # object -> ({key: number}, ...): ``width`` dicts
         self.width = width
         self.kept = {}              # value -> [rows matching, ({key: sum}, ...)], once asked
+        self.thread = threading.get_ident()   # the one applying the events: the loop's
         index.watchers.append(self)
 
     def totals(self, value):
@@ -41,7 +46,8 @@ class Summed:
             kept = [0, tuple({} for _ in range(self.width))]
             for row in list(self.index.buckets.get(value, {}).values()):
                 self._step(kept, row.obj, 1)
-            if value in self.index.buckets:   # kept while the bucket lasts (removed: last)
+            # kept while the bucket lasts (``removed``: last), when made between events
+            if value in self.index.buckets and threading.get_ident() == self.thread:
                 self.kept[value] = kept
         return kept[0], kept[1]
 

@@ -3,6 +3,7 @@ their requests and limits summed per pod event (cache/summed.py) are what a sum 
 node's pods, read afresh, gives, through pod adds, updates, deletes and full LISTs."""
 
 import asyncio
+import concurrent.futures
 import random
 
 from dashboard_api import kinds
@@ -176,3 +177,15 @@ def test_only_a_read_of_exactly_a_nodes_running_pods_is_answered_by_the_sums():
     # the order of the selector's parts does not matter
     assert source._summed(c.store, "status.phase!=Failed, spec.nodeName=n1 ,"
                                    "status.phase!=Succeeded") is not None
+
+
+def test_sums_asked_from_another_thread_are_made_afresh_and_not_kept():
+    """Only the thread applying the events (the event loop's) keeps a node's sums: one made
+    elsewhere could miss an event applied meanwhile, for good."""
+    c = Cluster(random.Random(33), 20)
+    summed = c.store.joins["node_allocated"][0]
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        count, _sums = pool.submit(c.read("n1").totals).result()
+    assert count == len(c.fresh("n1")) and "n1" not in summed.kept
+    c.read("n1").totals()
+    assert "n1" in summed.kept
