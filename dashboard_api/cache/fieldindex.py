@@ -24,12 +24,11 @@ class FieldIndex:
     """``lists``: namespace -> ([value], [Row]) sorted by (value, name); rows without a value
     left out."""
 
-    watchers = ()   # never joined (cache/joined.py joins store.Index buckets)
-
     def __init__(self, field):
         self.value_of = field
         self.path = field.path
         self.lists = {}
+        self.watchers = []  # told of every row added and removed (cache/summed.py)
 
     def _find(self, row, value):
         """(the namespace's lists or None, where ``row`` is or goes, whether it is there)."""
@@ -51,6 +50,8 @@ class FieldIndex:
             found = self.lists[row.namespace] = ([], [])
         found[0].insert(i, value)
         found[1].insert(i, row)
+        for watcher in self.watchers:
+            watcher.added(self, value, row, False)
 
     def remove(self, row):
         value = self.value_of.value(row.obj)
@@ -61,6 +62,8 @@ class FieldIndex:
             del found[0][i], found[1][i]
             if not found[1]:
                 del self.lists[row.namespace]
+            for watcher in self.watchers:   # "last" is per namespace here: never said
+                watcher.removed(self, value, row, False)
 
     def state_of(self, rows):
         """The lists of ``rows`` (a full LIST's, in the executor): a pure function of them."""
@@ -79,6 +82,8 @@ class FieldIndex:
     def swap(self, lists):
         """A full LIST's lists in, whole."""
         self.lists = lists
+        for watcher in self.watchers:
+            watcher.reset()
 
     def matching(self, value, namespaces):
         """The rows whose field is ``value`` in the namespaces (empty: all), in the store's

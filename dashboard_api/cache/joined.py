@@ -19,14 +19,15 @@ loop only; readers in the executor read ``owners()``, a view of a dict replaced 
 ``reset``.
 """
 
+from dashboard_api.cache.summed import Summed
 from dashboard_api.spec import joins
 from dashboard_api.summaries.common import uid
 
 
 def join_stores(stores):
-    """Keeps the joins that spec.joins declares (JOINED, LIFTED, COUNTED) whose kinds are all cached
-    in ``stores`` ({kind name: Store}): each in its first kind's ``joins``, with the other
-    stores it reads (Related.joined answers only for related reads of those)."""
+    """Keeps the joins that spec.joins declares (JOINED, LIFTED, COUNTED, SUMMED) whose kinds are
+    all cached in ``stores`` ({kind name: Store}): each in its first kind's ``joins``, with the
+    other stores it reads (Related.joined answers only for related reads of those)."""
     for name, (kind, index, other, other_index, owner_of) in joins.JOINED.items():
         left, right = stores.get(kind), stores.get(other)
         if left is not None and right is not None:
@@ -48,6 +49,10 @@ def join_stores(stores):
         (failed, reads), (pends, more) = _source(sources, failing), _source(sources, pending)
         sources.joins[name] = (Counted(counted, failed, pends),
                               reads + tuple(r for r in more if r not in reads))
+    for name, (kind, index, selector, parts_of, width) in joins.SUMMED.items():
+        store = stores.get(kind)
+        if store is not None and index in store.indexes:
+            store.joins[name] = (Summed(store.indexes[index], selector, parts_of, width), ())
 
 
 def _source(store, name):

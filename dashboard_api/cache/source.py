@@ -20,6 +20,7 @@ from dashboard_api import websettings
 from dashboard_api.cache import selectors
 from dashboard_api.cache.access import Disagreement
 from dashboard_api.cache.store import SYNCING
+from dashboard_api.cache.summed import Selected, Summed
 from dashboard_api.serving.errors import ApiError
 
 SYNC_WAIT = 10.0
@@ -67,6 +68,10 @@ class CacheSource:
             return await self.fallback.list(fetch, resource, namespaces, labels, fields)
         if not labels and not fields:   # a related read: its list made only when iterated
             return store.related(names)
+        if not labels and not names:    # a node's running pods: their sums kept per event
+            selected = _summed(store, fields)
+            if selected is not None:
+                return selected
         candidates = _narrowed(store, names, fields)
         if candidates is None:
             candidates = store.scope(names, objects=True)
@@ -101,6 +106,25 @@ class NotSynced(ApiError):
         super().__init__(503, "the gateway's cache of this resource is still syncing with the "
                          "API server; retry in %d seconds" % retry_after, "ServiceUnavailable")
         self.headers["Retry-After"] = str(retry_after)
+
+
+def _summed(store, fields):
+    """A read of one node's objects by a selector the store sums per node (cache/summed.py),
+    as their Selected: listed only when iterated, their sums kept per event; else None."""
+    node, rest = None, []
+    for part in fields.split(","):
+        key, _, value = part.partition("=")
+        if key.strip() == "spec.nodeName" and not value.startswith("=") and node is None:
+            node = value.strip()
+        else:
+            rest.append(part.strip())
+    if node is None:
+        return None
+    for join, _reads in store.joins.values():
+        if isinstance(join, Summed) and join.index is store.indexes.get("node") and \
+                join.answers(rest):
+            return Selected(join, node)
+    return None
 
 
 def _narrowed(store, names, fields):

@@ -13,6 +13,7 @@ instead of walking the namespaces (cache/source.py, cache/fieldindex.py).
 """
 
 from dashboard_api.spec.fields import Field
+from dashboard_api.summaries import cluster
 from dashboard_api.summaries.common import controller_ref, controller_uid
 from dashboard_api.summaries.events import event_type, pod_ready
 from dashboard_api.summaries.podstatus import list_phase
@@ -98,3 +99,11 @@ OWNED_KINDS = ("replicaset", "replicationcontroller", "daemonset", "statefulset"
 COUNTED = {kind + "_status": (kind, "pod", "warned_owners", "pending") for kind in OWNED_KINDS}
 COUNTED["deployment_status"] = ("deployment", "replicaset", "warned_deployments",
                                 "pending_deployments")
+
+# Sums the watch cache keeps per event (cache/summed.py) over one index's buckets: name ->
+# (kind, its index, the field selector of the rows summed, a row's object -> the parts summed,
+# how many parts).
+# "node_allocated": per node, its pods neither Succeeded nor Failed counted, and their requests
+# and limits summed (a node list item's allocatedResources, summaries.cluster.allocated); the
+# cache answers a read of "spec.nodeName=<node>,<that selector>" with them (issue #30).
+SUMMED = {"node_allocated": ("pod", "node", cluster.RUNNING_PODS, cluster.pod_resources, 2)}

@@ -40,15 +40,15 @@ def _fraction(value, capacity):
 
 
 def allocated(node, pods):
-    """Requests and limits of the node's running pods against its allocatable resources."""
+    """Requests and limits of the node's running pods against its allocatable resources.
+
+    ``pods``: the node's running pods; a read of them from the watch cache brings their count
+    and sums kept per event (``totals()``, cache/summed.py), which a page reads instead of
+    summing each pod's (issue #30)."""
     status = node.get("status") or {}
     allocatable = status.get("allocatable") or {}
-    requests, limits = {}, {}
-    for pod in pods:
-        req, lim = quantity.effective(pod.get("spec") or {})
-        for total, part in ((requests, req), (limits, lim)):
-            for res, value in part.items():
-                total[res] = total.get(res, 0) + value
+    totals = getattr(pods, "totals", None)
+    count, (requests, limits) = totals() if totals is not None else summed_resources(pods)
     cpu_capacity = quantity.milli(allocatable.get("cpu"))
     mem_capacity = quantity.whole(allocatable.get("memory"))
     pod_capacity = quantity.whole((status.get("capacity") or {}).get("pods"))
@@ -61,12 +61,33 @@ def allocated(node, pods):
             "memoryRequests": mem_req, "memoryRequestsFraction": _fraction(mem_req, mem_capacity),
             "memoryLimits": mem_lim, "memoryLimitsFraction": _fraction(mem_lim, mem_capacity),
             "memoryCapacity": mem_capacity,
-            "allocatedPods": len(pods), "podCapacity": pod_capacity,
-            "podFraction": _fraction(len(pods), pod_capacity)}
+            "allocatedPods": count, "podCapacity": pod_capacity,
+            "podFraction": _fraction(count, pod_capacity)}
+
+
+def pod_resources(pod):
+    """(requests, limits) of one pod, each {resource: Fraction}: what a node's allocation
+    sums."""
+    return quantity.effective(pod.get("spec") or {})
+
+
+def summed_resources(pods):
+    """(pods, (requests, limits) summed resource by resource) of ``pods``."""
+    sums = ({}, {})
+    for pod in pods:
+        for total, part in zip(sums, pod_resources(pod)):
+            for res, value in part.items():
+                total[res] = total.get(res, 0) + value
+    return len(pods), sums
+
+
+# The pods a node's allocation counts: those on it neither Succeeded nor Failed (the field
+# selector of the node's pods read, after its spec.nodeName; cache/summed.py keeps their sums).
+RUNNING_PODS = "status.phase!=Succeeded,status.phase!=Failed"
 
 
 def _running_pods_fields(node_name):
-    return "spec.nodeName=%s,status.phase!=Succeeded,status.phase!=Failed" % node_name
+    return "spec.nodeName=%s,%s" % (node_name, RUNNING_PODS)
 
 
 def node_pods_needs(obj, critical=False):

@@ -49,9 +49,10 @@ def _add(total, resources):
 
 
 # effective() of the parts of pod specs it reads, by their identity: the cache's pods of one
-# template share one list of containers (cache/slim.py ``pooled``), so a node's allocation (a
-# node list page sums its pods') parses each template's quantities once, not each pod's. The
-# parts are held with their answer, so their ids stay theirs; cached records are never changed.
+# template share one list of containers (cache/slim.py ``pooled``), so a node's allocation (its
+# pods' summed, per pod event in the cache) parses each template's quantities once, not each
+# pod's. The parts are held with their answer, so their ids stay theirs; cached records are never
+# changed.
 _EFFECTIVE = {}
 EFFECTIVE_KEPT = 4096
 
