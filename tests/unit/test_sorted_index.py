@@ -168,3 +168,24 @@ def test_an_index_built_in_the_executor_takes_the_events_of_meanwhile(initial, e
     assert list(first.all) == dataselect.sort_rows(store.scope(()), spec, kind.properties)
     assert {ns: list(s) for ns, s in first.by_namespace.items()} == {
         ns: list(s) for ns, s in SortedIndex(spec, store.rows.values()).by_namespace.items()}
+
+
+def test_namespace_sub_index_shares_the_keys_of_the_whole_index():
+    """A row's key is one object in the index of all rows and in its namespace's sub-index,
+    whether the row was there when the index was built or came with an event (memory: a second
+    key tuple per row per index was ~10 MiB an index at 150,000 pods)."""
+    kind, store = _store([_pod(ns, name, _TIMES[0], "Running", [], False)
+                          for ns in _NAMESPACES[:3] for name in _NAMES])
+    index = store.sorted_index((("creationTimestamp", False),))
+    store.apply("ADDED", row_of(kind, _pod("a", "new", _TIMES[1], "Pending", [], False)), "2")
+
+    def keys_by_row(skl):   # sortedcontainers' lists of values and of their keys, side by side
+        return {id(row): key for rows, keys in zip(skl._lists, skl._keys)
+                for row, key in zip(rows, keys)}
+
+    whole = keys_by_row(index.all)
+    assert len(whole) == len(store.rows)
+    for sub in index.by_namespace.values():
+        for row_id, key in keys_by_row(sub).items():
+            assert key is whole[row_id]
+    assert index.shared.known == {}   # nothing held once built
