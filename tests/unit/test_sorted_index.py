@@ -189,3 +189,28 @@ def test_namespace_sub_index_shares_the_keys_of_the_whole_index():
         for row_id, key in keys_by_row(sub).items():
             assert key is whole[row_id]
     assert index.shared.known == {}   # nothing held once built
+
+
+def test_a_row_has_one_bucket_key_for_all_its_indexes():
+    """A pod in the controller and the node index is under one (namespace + "/", name) tuple in
+    both, whether it came with the full LIST or with an event (one tuple a pod saved)."""
+    def placed(ns, name):
+        pod = _pod(ns, name, _TIMES[0], "Running", [], False)
+        pod["metadata"]["ownerReferences"] = [
+            {"kind": "ReplicaSet", "name": "rs", "uid": "rs-" + ns, "controller": True}]
+        pod["spec"]["nodeName"] = "node-1"
+        return pod
+
+    kind = kinds.get("pod")
+    store = Store(kind, kind.indexes)
+    store.replace([row_of(kind, placed(ns, name)) for ns in _NAMESPACES[:2] for name in _NAMES],
+                  "1")
+    store.apply("ADDED", row_of(kind, placed("b", "new")), "2")
+    controller, node = store.indexes["controller"].buckets, store.indexes["node"].buckets
+    by_node = {key: key for bucket in node.values() for key in bucket}
+    seen = 0
+    for bucket in controller.values():
+        for key in bucket:
+            assert by_node[key] is key
+            seen += 1
+    assert seen == len(store.rows) == 2 * len(_NAMES) + 1
