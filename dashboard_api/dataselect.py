@@ -152,15 +152,22 @@ def paginate(items, query):
 
 
 def keys_of(item, props):
-    """{property: (filter text, sort value)} of a list item: what filter_rows and sort_rows
-    compare, computed once per object (the watch cache computes it once per change). Every
-    filter and sort runs on these keys: there is one implementation, the rows'."""
-    keys = {}
-    for name, prop in props.items():
+    """((filter text, sort value) of each property of ``props``, in its order) of a list item:
+    what filter_rows and sort_rows compare, computed once per object (the watch cache computes
+    it once per change). Every filter and sort runs on these keys: there is one implementation,
+    the rows'. A tuple, read by position (``position``), not a dict: the watch cache keeps one
+    per object (72 bytes against 184 for four properties)."""
+    keys = []
+    for prop in props.values():
         value = prop.get(item)
         value_text = text(value)
-        keys[name] = (value_text, unix_seconds(value) if prop.time else value_text)
-    return keys
+        keys.append((value_text, unix_seconds(value) if prop.time else value_text))
+    return tuple(keys)
+
+
+def position(props, name):
+    """The place of property ``name`` in the keys of ``keys_of(item, props)``."""
+    return list(props).index(name)
 
 
 def filter_rows(rows, filters, props):
@@ -170,7 +177,8 @@ def filter_rows(rows, filters, props):
         if prop not in props:
             return []
         if value:
-            rows = [r for r in rows if value in r.keys[prop][0]]
+            at = position(props, prop)
+            rows = [r for r in rows if value in r.keys[at][0]]
     return rows
 
 
@@ -184,7 +192,8 @@ def sort_rows(rows, sorts, props):
         names.append((prop, ascending))
     rows = list(rows)
     for prop, ascending in reversed(names):
-        rows.sort(key=lambda r: r.keys[prop][1], reverse=not ascending)
+        at = position(props, prop)
+        rows.sort(key=lambda r: r.keys[at][1], reverse=not ascending)
     return rows
 
 

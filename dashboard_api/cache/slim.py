@@ -181,12 +181,9 @@ _pairs = {}
 
 
 def pooled_keys(keys):
-    """``keys`` ({property: (text, sort value)}, changed in place) sharing equal pairs."""
+    """``keys`` (a tuple of (text, sort value), dataselect.keys_of) sharing equal pairs."""
     global _pairs
     if len(_pairs) > POOL_SIZE:
         _pairs = {}
-    for name, pair in keys.items():
-        shared = _pairs.setdefault(pair, pair)
-        if shared is not pair:
-            keys[name] = shared
-    return keys
+    setdefault = _pairs.setdefault
+    return tuple(setdefault(pair, pair) for pair in keys)

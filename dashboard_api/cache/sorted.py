@@ -63,16 +63,18 @@ def _slashed(namespace):
     return found
 
 
-def key_function(spec):
-    """The index key of a row for ``spec``: its sort values, then namespace + "/" and name."""
+def key_function(spec, props):
+    """The index key of a row for ``spec`` (of properties of ``props``): its sort values, then
+    namespace + "/" and name."""
     if not spec:
         return lambda row: (_slashed(row.namespace), row.name)
     if len(spec) == 1:
         (prop, ascending), = spec
+        at = dataselect.position(props, prop)
         if ascending:
-            return lambda row: (row.keys[prop][1], _slashed(row.namespace), row.name)
-        return lambda row: (_neg(row.keys[prop][1]), _slashed(row.namespace), row.name)
-    parts = tuple(spec)
+            return lambda row: (row.keys[at][1], _slashed(row.namespace), row.name)
+        return lambda row: (_neg(row.keys[at][1]), _slashed(row.namespace), row.name)
+    parts = tuple((dataselect.position(props, p), a) for p, a in spec)
 
     def key(row):
         keys = row.keys
@@ -99,9 +101,9 @@ class _Shared:
 
 
 class SortedIndex:
-    def __init__(self, spec, rows):
+    def __init__(self, spec, rows, props):
         self.spec = tuple(spec)
-        self.key = key_function(self.spec)
+        self.key = key_function(self.spec, props)
         self.shared = shared = _Shared(self.key)
         rows = list(rows)
         # Each row's key made once, for both lists (and the sort), let go of once they are built.
@@ -169,7 +171,7 @@ class FilteredIndex(SortedIndex):
     def __init__(self, spec, filters, props, rows):
         self.filters = tuple(filters)
         self.props = props
-        super().__init__(spec, rows)
+        super().__init__(spec, rows, props)
 
     def passes(self, row):
         return bool(dataselect.filter_rows((row,), self.filters, self.props))

@@ -56,7 +56,7 @@ SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
 
 
 class Row:
-    """``keys``: {property: (filter text, sort value)}, or None until the list computes them
+    """``keys``: ((filter text, sort value) of each property, dataselect.keys_of), or None until the list computes them
     from the object's summary; ``item``: that summary, when the list computed it."""
 
     __slots__ = ("obj", "namespace", "name", "keys", "item", "facts")
@@ -75,7 +75,7 @@ def row_of(kind, obj):
     list property depends on the object alone)."""
     meta = obj.get("metadata") or {}
     keys = slim.pooled_keys(dataselect.keys_of(kind.key_item(obj), kind.properties)) \
-        if kind else {}
+        if kind else ()
     facts = kind.status_facts(obj) if kind is not None and kind.status_facts else None
     return Row(obj, meta.get("namespace") or "", meta.get("name") or "", keys, facts=facts)
 
@@ -554,7 +554,7 @@ class Store:
         if index is not None:
             self._sorted.move_to_end(spec)
             return index
-        index = self._sorted[spec] = SortedIndex(spec, self.rows.values())
+        index = self._sorted[spec] = SortedIndex(spec, self.rows.values(), self.kind.properties)
         while len(self._sorted) > SORTED_INDEXES:
             self._sorted.popitem(last=False)
         return index
@@ -565,8 +565,8 @@ class Store:
         spec = tuple(spec)
         if spec in self._sorted or len(self.rows) < OFF_LOOP_BUILD:
             return self.sorted_index(spec)
-        index, built = await self._build_off_loop(spec, functools.partial(SortedIndex, spec),
-                                                  run)
+        index, built = await self._build_off_loop(spec, functools.partial(
+            _sorted_index, spec, self.kind.properties), run)
         if built and spec not in self._sorted:
             self._sorted[spec] = index
             while len(self._sorted) > SORTED_INDEXES:
@@ -772,9 +772,13 @@ def _relist_plan(kind, live, rows, value_ofs, specs, counting):
             return changes, None
         del changes
     names, buckets = _state_of(fresh, value_ofs)
-    sorted_indexes = [SortedIndex(spec, fresh.values()) for spec in specs]
+    sorted_indexes = [SortedIndex(spec, fresh.values(), kind.properties) for spec in specs]
     counters = _tally_of(kind, fresh.values()) if counting else None
     return None, (fresh, names, buckets, sorted_indexes, counters)
+
+
+def _sorted_index(spec, props, rows):
+    return SortedIndex(spec, rows, props)
 
 
 def _drop(previous):

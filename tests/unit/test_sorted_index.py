@@ -107,7 +107,7 @@ def test_an_index_kept_per_event_equals_one_built_from_scratch(initial, events, 
     index = store.sorted_index(spec)
     _apply(kind, store, events)
     assert store.sorted_index(spec) is index
-    fresh = SortedIndex(spec, store.rows.values())
+    fresh = SortedIndex(spec, store.rows.values(), kind.properties)
     assert list(index.all) == list(fresh.all)
     assert {ns: list(s) for ns, s in index.by_namespace.items()} == {
         ns: list(s) for ns, s in fresh.by_namespace.items()}
@@ -166,8 +166,9 @@ def test_an_index_built_in_the_executor_takes_the_events_of_meanwhile(initial, e
         store_module.OFF_LOOP_BUILD = limit
     assert first is second is store.sorted_index(spec) and len(builds) == 1
     assert list(first.all) == dataselect.sort_rows(store.scope(()), spec, kind.properties)
+    fresh = SortedIndex(spec, store.rows.values(), kind.properties)
     assert {ns: list(s) for ns, s in first.by_namespace.items()} == {
-        ns: list(s) for ns, s in SortedIndex(spec, store.rows.values()).by_namespace.items()}
+        ns: list(s) for ns, s in fresh.by_namespace.items()}
 
 
 def test_namespace_sub_index_shares_the_keys_of_the_whole_index():
