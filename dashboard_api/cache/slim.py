@@ -174,16 +174,16 @@ def pooled(record):
     return record
 
 
-# A row's sort and filter keys (cache/store.py ``row_of``) repeat too: (filter text, sort value)
-# pairs of a namespace, a status, a reason, a second of creation. One copy of each pair, in a
-# pool of their own (a pair is not a pool key of ``pooled``), bounded the same way.
-_pairs = {}
+# A row's sort and filter keys (cache/store.py ``row_of``, dataselect.keys_of) repeat too: the
+# text of a namespace, a status, a count made for each object. One copy of each string, in a pool
+# of their own (names flow through it too), bounded the same way.
+_texts = {}
 
 
 def pooled_keys(keys):
-    """``keys`` (a tuple of (text, sort value), dataselect.keys_of) sharing equal pairs."""
-    global _pairs
-    if len(_pairs) > POOL_SIZE:
-        _pairs = {}
-    setdefault = _pairs.setdefault
-    return tuple(setdefault(pair, pair) for pair in keys)
+    """``keys`` (a tuple, dataselect.keys_of) with its strings shared."""
+    global _texts
+    if len(_texts) > POOL_SIZE:
+        _texts = {}
+    setdefault = _texts.setdefault
+    return tuple(setdefault(v, v) if type(v) is str else v for v in keys)

@@ -70,15 +70,15 @@ def key_function(spec, props):
         return lambda row: (_slashed(row.namespace), row.name)
     if len(spec) == 1:
         (prop, ascending), = spec
-        at = dataselect.position(props, prop)
+        at = dataselect.position(props, prop) + 1   # the sort value
         if ascending:
-            return lambda row: (row.keys[at][1], _slashed(row.namespace), row.name)
-        return lambda row: (_neg(row.keys[at][1]), _slashed(row.namespace), row.name)
-    parts = tuple((dataselect.position(props, p), a) for p, a in spec)
+            return lambda row: (row.keys[at], _slashed(row.namespace), row.name)
+        return lambda row: (_neg(row.keys[at]), _slashed(row.namespace), row.name)
+    parts = tuple((dataselect.position(props, p) + 1, a) for p, a in spec)
 
     def key(row):
         keys = row.keys
-        return tuple(keys[p][1] if a else _neg(keys[p][1]) for p, a in parts) + (
+        return tuple(keys[p] if a else _neg(keys[p]) for p, a in parts) + (
             _slashed(row.namespace), row.name)
     return key
 

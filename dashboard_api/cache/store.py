@@ -56,7 +56,7 @@ SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
 
 
 class Row:
-    """``keys``: ((filter text, sort value) of each property, dataselect.keys_of), or None until the list computes them
+    """``keys``: (filter text, sort value, ...) of each property (dataselect.keys_of), or None until the list computes them
     from the object's summary; ``item``: that summary, when the list computed it."""
 
     __slots__ = ("obj", "namespace", "name", "keys", "item", "facts")
