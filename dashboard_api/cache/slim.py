@@ -62,14 +62,17 @@ def slim_all(spec, objects):
 # values are all shared (strings, numbers, such objects) becomes the pool's equal object. The
 # record's bytes are unchanged. Values unique by nature (a uid, a name at the top of metadata, a
 # time, an IP) are not pooled, nor an object holding one. The pool is bounded: when full it
-# starts again (what is already shared stays shared). An entry costs about 230 bytes (its key),
-# so the pool holds at most ~15 MiB; objects arrive in the API server's order (an app's pods
-# together), so a larger pool shares little more (at 1 << 18 it held ~57 MiB).
+# starts again (what is already shared stays shared). An entry costs about 840 bytes (its key,
+# nested tuples), so the pool holds at most ~7 MiB; objects arrive in the API server's order (an
+# app's pods together), so a larger pool shares little more and costs more than it saves
+# (issue #30, the stand-in's objects: 60,000 pods hold 1,521 bytes each beside the pool at
+# 1 << 13 entries, 1,518 at 1 << 16, whose pool holds up to ~52 MiB; the whole composition of
+# 30,000 pods, pool included, 108 MiB at 1 << 13, 121 MiB at 1 << 16).
 #
 # Shared objects are never changed: rows are immutable once made (cache/store.py), and every
 # summary copies what it changes.
 
-POOL_SIZE = 1 << 16
+POOL_SIZE = 1 << 13
 UNIQUE = frozenset(("startedAt", "finishedAt", "lastTransitionTime", "lastProbeTime",
                     "lastHeartbeatTime", "lastUpdateTime", "lastTimestamp", "firstTimestamp",
                     "eventTime", "podIP", "podIPs", "ip", "containerID", "message", "startTime",
