@@ -12,6 +12,7 @@ pointing at the stand-in; metrics off) and measures, for the gateway process alo
 - a page asked right after start, while the cache first syncs (time to its first answer and its
   status; a 503 is retried after its Retry-After until a 200, also timed);
 - RSS at ready, and peak (VmHWM at the end of the run, re-list included); VmRSS is also sampled;
+  VmRSS and VmHWM after each phase (``rss_phases_mib``, logged): where the peak comes from;
 - one page (10 pods, all namespaces) p50, back to back and 0.25 s apart, sorted by creation time
   and by status (a key the churn changes: the second container alternates between running and
   CrashLoopBackOff), and filtered by a name 0.1% of the pods carry, sorted by creation time;
