@@ -56,8 +56,9 @@ SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
 
 
 class Row:
-    """``keys``: (filter text, sort value, ...) of each property (dataselect.keys_of), or None until the list computes them
-    from the object's summary; ``item``: that summary, when the list computed it."""
+    """``keys``: (filter text, sort value, ...) of each property (dataselect.keys_of), or None
+    until the list computes them from the object's summary; ``item``: that summary, when the
+    list computed it."""
 
     __slots__ = ("obj", "namespace", "name", "keys", "item", "facts")
 
