@@ -152,15 +152,25 @@ def paginate(items, query):
 
 
 def keys_of(item, props):
-    """{property: (filter text, sort value)} of a list item: what filter_rows and sort_rows
-    compare, computed once per object (the watch cache computes it once per change). Every
-    filter and sort runs on these keys: there is one implementation, the rows'."""
-    keys = {}
-    for name, prop in props.items():
+    """(filter text, sort value, filter text, sort value, ...) of a list item, each property of
+    ``props`` in its order: what filter_rows and sort_rows compare, computed once per object
+    (the watch cache computes it once per change). Every filter and sort runs on these keys:
+    there is one implementation, the rows'. One flat tuple read by position (``position``), not
+    a dict of pairs: the watch cache keeps one per object (104 bytes for four properties,
+    against 184 for the dict and 56 for each pair not shared)."""
+    keys = []
+    for prop in props.values():
         value = prop.get(item)
         value_text = text(value)
-        keys[name] = (value_text, unix_seconds(value) if prop.time else value_text)
-    return keys
+        keys.append(value_text)
+        keys.append(unix_seconds(value) if prop.time else value_text)
+    return tuple(keys)
+
+
+def position(props, name):
+    """Where property ``name``'s filter text is in ``keys_of(item, props)``; its sort value is
+    next."""
+    return 2 * list(props).index(name)
 
 
 def filter_rows(rows, filters, props):
@@ -170,7 +180,8 @@ def filter_rows(rows, filters, props):
         if prop not in props:
             return []
         if value:
-            rows = [r for r in rows if value in r.keys[prop][0]]
+            at = position(props, prop)
+            rows = [r for r in rows if value in r.keys[at]]
     return rows
 
 
@@ -184,7 +195,8 @@ def sort_rows(rows, sorts, props):
         names.append((prop, ascending))
     rows = list(rows)
     for prop, ascending in reversed(names):
-        rows.sort(key=lambda r: r.keys[prop][1], reverse=not ascending)
+        at = position(props, prop) + 1
+        rows.sort(key=lambda r: r.keys[at], reverse=not ascending)
     return rows
 
 

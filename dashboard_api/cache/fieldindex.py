@@ -41,7 +41,8 @@ class FieldIndex:
         i = _name_position(rows, row.name, lo, hi)
         return found, i, i < hi and rows[i].name == row.name
 
-    def add(self, row):
+    def add(self, row, key=None):
+        """``key``: store.Index's bucket key, not used here."""
         value = self.value_of.value(row.obj)
         if not value:
             return
@@ -65,8 +66,9 @@ class FieldIndex:
             for watcher in self.watchers:   # "last" is per namespace here: never said
                 watcher.removed(self, value, row, False)
 
-    def state_of(self, rows):
-        """The lists of ``rows`` (a full LIST's, in the executor): a pure function of them."""
+    def state_of(self, rows, keys=()):
+        """The lists of ``rows`` (a full LIST's, in the executor): a pure function of them
+        (``keys``, the rows' bucket keys, are store.Index's)."""
         value = self.value_of.value
         by_namespace = {}
         for row in rows:

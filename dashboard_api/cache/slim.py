@@ -62,14 +62,17 @@ def slim_all(spec, objects):
 # values are all shared (strings, numbers, such objects) becomes the pool's equal object. The
 # record's bytes are unchanged. Values unique by nature (a uid, a name at the top of metadata, a
 # time, an IP) are not pooled, nor an object holding one. The pool is bounded: when full it
-# starts again (what is already shared stays shared). An entry costs about 230 bytes (its key),
-# so the pool holds at most ~15 MiB; objects arrive in the API server's order (an app's pods
-# together), so a larger pool shares little more (at 1 << 18 it held ~57 MiB).
+# starts again (what is already shared stays shared). An entry costs about 840 bytes (its key,
+# nested tuples), so the pool holds at most ~7 MiB; objects arrive in the API server's order (an
+# app's pods together), so a larger pool shares little more and costs more than it saves
+# (issue #30, the stand-in's objects: 60,000 pods hold 1,521 bytes each beside the pool at
+# 1 << 13 entries, 1,518 at 1 << 16, whose pool holds up to ~52 MiB; the whole composition of
+# 30,000 pods, pool included, 108 MiB at 1 << 13, 121 MiB at 1 << 16).
 #
 # Shared objects are never changed: rows are immutable once made (cache/store.py), and every
 # summary copies what it changes.
 
-POOL_SIZE = 1 << 16
+POOL_SIZE = 1 << 13
 UNIQUE = frozenset(("startedAt", "finishedAt", "lastTransitionTime", "lastProbeTime",
                     "lastHeartbeatTime", "lastUpdateTime", "lastTimestamp", "firstTimestamp",
                     "eventTime", "podIP", "podIPs", "ip", "containerID", "message", "startTime",
@@ -174,19 +177,16 @@ def pooled(record):
     return record
 
 
-# A row's sort and filter keys (cache/store.py ``row_of``) repeat too: (filter text, sort value)
-# pairs of a namespace, a status, a reason, a second of creation. One copy of each pair, in a
-# pool of their own (a pair is not a pool key of ``pooled``), bounded the same way.
-_pairs = {}
+# A row's sort and filter keys (cache/store.py ``row_of``, dataselect.keys_of) repeat too: the
+# text of a namespace, a status, a count made for each object. One copy of each string, in a pool
+# of their own (names flow through it too), bounded the same way.
+_texts = {}
 
 
 def pooled_keys(keys):
-    """``keys`` ({property: (text, sort value)}, changed in place) sharing equal pairs."""
-    global _pairs
-    if len(_pairs) > POOL_SIZE:
-        _pairs = {}
-    for name, pair in keys.items():
-        shared = _pairs.setdefault(pair, pair)
-        if shared is not pair:
-            keys[name] = shared
-    return keys
+    """``keys`` (a tuple, dataselect.keys_of) with its strings shared."""
+    global _texts
+    if len(_texts) > POOL_SIZE:
+        _texts = {}
+    setdefault = _texts.setdefault
+    return tuple(setdefault(v, v) if type(v) is str else v for v in keys)

@@ -21,7 +21,7 @@ import msgspec
 from dashboard_api import kinds
 from dashboard_api.cache import Cached, selectors
 from dashboard_api.cache.source import _narrowed
-from dashboard_api.cache.store import Index, Store
+from dashboard_api.cache.store import Index, Store, bucket_key
 from dashboard_api.spec.fields import Field
 from tests.bench.composition import Composition
 from tests.bench.standin import Pods
@@ -74,7 +74,8 @@ def index_bytes(field, all_rows):
     """(bytes of the field's FieldIndex, bytes of buckets by its value) over ``all_rows``."""
     store = Store(None, {"field": field})
     _lists, sorted_bytes = held(lambda: store.indexes["field"].state_of(all_rows))
-    _buckets, bucket_bytes = held(lambda: Index(field).state_of(all_rows))
+    keys = [bucket_key(row) for row in all_rows]
+    _buckets, bucket_bytes = held(lambda: Index(field).state_of(all_rows, keys))
     return sorted_bytes, bucket_bytes
 
 

@@ -12,6 +12,7 @@ pointing at the stand-in; metrics off) and measures, for the gateway process alo
 - a page asked right after start, while the cache first syncs (time to its first answer and its
   status; a 503 is retried after its Retry-After until a 200, also timed);
 - RSS at ready, and peak (VmHWM at the end of the run, re-list included); VmRSS is also sampled;
+  VmRSS and VmHWM after each phase (``rss_phases_mib``, logged): where the peak comes from;
 - one page (10 pods, all namespaces) p50, back to back and 0.25 s apart, sorted by creation time
   and by status (a key the churn changes: the second container alternates between running and
   CrashLoopBackOff), and filtered by a name 0.1% of the pods carry, sorted by creation time;
@@ -178,11 +179,11 @@ def bytes_per_object(kind_name, objects):
     if not objects:
         return None
     encoded = json.dumps(objects)
-    slim._pool, slim._pairs = {}, {}
+    slim._pool, slim._texts = {}, {}
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     rows = [row_of(kind, slim.pooled(slim.slim(kind, obj))) for obj in json.loads(encoded)]
-    slim._pool, slim._pairs = {}, {}
+    slim._pool, slim._texts = {}, {}
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     del rows
@@ -524,6 +525,11 @@ def run_rate(standin, rate, args, directory, reference):
         out["kinds_ready_s"] = kinds_ready
         out["ready_ratio"] = round(ready / reference, 2)
         out["rss_ready_mib"] = round(memory(gw.proc.pid)[0] or 0)
+        phases = out["rss_phases_mib"] = {}   # (VmRSS, VmHWM) after each phase: where the peak is
+
+        def phase(name):
+            phases[name] = [round(v or 0) for v in memory(gw.proc.pid)]
+        phase("ready")
         early_thread.join(args.budget)
         out["page_while_first_sync"] = early
         log("ready in %.1fs (%.2fx), RSS %s MiB; early page %s" % (
@@ -542,13 +548,16 @@ def run_rate(standin, rate, args, directory, reference):
                 "back_to_back": sequential(gw, sort, 5 if quick else 40, 0, 60),
                 "spaced_0.25s": sequential(gw, sort, 3 if quick else 20, 0.25, 60)}
             log("page by %s: %s" % (sort, out["page_" + sort]))
+        phase("pages")
         out["clients16_creation"] = clients(gw, "creation", args.clients_seconds,
                                             count=4 if quick else 16)
         log("16 clients by creation: %s" % out["clients16_creation"])
+        phase("clients16")
         for sort in SORTS:
             out["clients_" + sort] = clients(gw, sort, args.clients_seconds,
                                              count=8 if quick else CLIENTS)
             log("64 clients by %s: %s" % (sort, out["clients_" + sort]))
+            phase("clients64_" + sort)
         out["deny"] = page(pool(), gw, "deny-me", "creation")[1]
         if args.composition:   # events arrive and expire: as many held, every one applied
             now = cache_counts(gw, "event")
@@ -557,6 +566,8 @@ def run_rate(standin, rate, args, directory, reference):
             log("events held: %s" % out["events_held"])
         out["after_410"] = after_410(gw, standin, args.budget, watchers=2 if quick else 8)
         log("after 410: %s" % out["after_410"])
+        phase("relist")
+        log("RSS / high-water mark after each phase (MiB): %s" % phases)
         out["rss_end_mib"] = round(memory(gw.proc.pid)[0] or 0)
         out["rss_peak_mib"] = round(max(memory(gw.proc.pid)[1] or 0, sampler.peak))
     finally:

@@ -177,6 +177,25 @@ def test_warnings_only_for_not_ready_pods_one_per_reason():
     assert out[0]["firstSeen"] is None and out[0]["typeMeta"] == {}
 
 
+def test_status_facts_carry_a_uid_only_where_a_warning_would_move_the_pod():
+    """A pod that a Warning event would move (not ready, its bucket differs) keeps its UID in
+    its facts; the others share one facts tuple per bucket, and the list status from facts is
+    the one from the pods."""
+    def with_uid(obj, uid):
+        obj["metadata"]["uid"] = uid
+        return obj
+    ready = [with_uid(pod("Running", conditions=[("Initialized", "True"), ("Ready", "True")]),
+                      "ready-%d" % i) for i in range(2)]
+    pending = with_uid(pod("Pending"), "pending")
+    facts = [pods.status_facts(p) for p in ready + [pending]]
+    assert facts[0] is facts[1] and facts[0][3] is None
+    assert facts[2] == ("pending", "failed", False, "pending")
+    rel = Related(events=[{"involvedObject": {"uid": uid}, "reason": "FailedX",
+                           "type": "Warning", "message": "m"} for uid in ("ready-0", "pending")])
+    assert pods.list_status(None, rel, facts=facts) == pods.list_status(ready + [pending], rel)
+    assert pods.list_status(None, rel, facts=facts)["failed"] == 1
+
+
 def test_event_item_falls_back_to_event_time():
     item = events.event({"metadata": {"name": "e"}, "eventTime": "2024-05-01T10:00:00.5Z",
                          "involvedObject": {"kind": "Pod", "name": "p", "fieldPath": "spec"},
