@@ -166,7 +166,10 @@ class LocalCluster:
         self._stopped = True
         atexit.unregister(self.stop)
         for proc in reversed(self._procs):
-            proc.stop()
+            # Nothing of a stopped cluster is kept but its logs (its etcd is deleted below):
+            # the API server's graceful shutdown, 1.5 s after it stopped listening, buys
+            # nothing here (restart_apiserver keeps it).
+            proc.stop(grace=0.2 if proc.name == "kube-apiserver" else 10.0)
         if self._rest:
             self._rest.close()
         if self._etcd_dir:
