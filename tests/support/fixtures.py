@@ -44,8 +44,9 @@ def clusters_kubeconfig(cluster, tmp_path_factory):
     sock.close()
 
 
-# Between the tests that use them (tests/gateway, tests/webui), the gateways below let their
-# clusters' caches go (nothing else of theirs runs but a timer).
+# Between the tests that use them (tests/gateway, tests/webui), the gateways below let the
+# caches of "two" and "hung" go; the default's ("one", the local cluster) stays, as any
+# default cluster's does, following the session's changes like the session gateway.
 CLUSTERS_IDLE = ("--cluster-idle-timeout", "60s")
 
 
