@@ -33,8 +33,12 @@ class BodyLimit(tornado.httputil.HTTPMessageDelegate):
     """Wraps the router's delegate of one request; passes everything through until the body
     is known to exceed ``limit`` bytes, then answers 413 itself and drops the rest."""
 
-    def __init__(self, inner, request_conn, limit, route_limits=()):
+    def __init__(self, inner, request_conn, limit, route_limits=(), abandoned=None):
+        """``abandoned``: called when a request the router already took (its headers passed
+        on) is refused here, a chunked body cut off: its handler never finishes, so whatever
+        counts it as in flight is told here (server.Application: the shutdown's count)."""
         self.inner = inner
+        self.abandoned = abandoned
         self.conn = request_conn
         self.limit = limit
         self.route_limits = route_limits  # (method, path regex, limit) of routes with their own
@@ -63,6 +67,8 @@ class BodyLimit(tornado.httputil.HTTPMessageDelegate):
         if self.received > self.limit:
             self._refuse("more than %d" % self.limit)
             self.inner.on_connection_close()  # the handler (if any) sees the request end
+            if self.abandoned is not None:
+                self.abandoned()
             return None
         return self.inner.data_received(chunk)
 

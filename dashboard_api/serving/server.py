@@ -40,7 +40,7 @@ class Application(tornado.web.Application):
         connections.harden_headers(request_conn)
         return bodylimit.BodyLimit(super().start_request(server_conn, request_conn),
                                    request_conn, max_body_size(self.ctx.options),
-                                   self.route_limits)
+                                   self.route_limits, self.ctx.lifecycle.request_finished)
 
     def find_handler(self, request, **kwargs):
         # Called once per request as soon as its headers are in: the "Incoming" log line.

@@ -587,7 +587,8 @@ def sidecar_phase(standin, directory, args, scrapes=3):
     started = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-m", "metrics_sidecar", "--kubeconfig", standin.kubeconfig(directory),
-         "--bind-address", "127.0.0.1", "--port", str(port), "--metric-resolution", "15s",
+         "--bind-address", "127.0.0.1", "--port", str(port), "--metric-resolution",
+         "%gs" % args.sidecar_resolution,
          "-v", "1"], cwd=ROOT, stdout=log_file, stderr=subprocess.STDOUT)
     sampler = Sampler(proc.pid)
     out = {"scrape_s": [], "rss_after_scrape_mib": []}
@@ -721,6 +722,9 @@ def main(argv=None):
     parser.add_argument("--sidecar", action="store_true",
                         help="also measure the metrics sidecar's scrapes (--rates '' for only "
                              "that)")
+    parser.add_argument("--sidecar-resolution", type=float, default=15.0,
+                        help="the sidecar's --metric-resolution, seconds (its scrapes are this "
+                             "far apart; the smoke test shortens it)")
     args = parser.parse_args(argv)
     result = {"pods": args.pods, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "composition": args.composition}

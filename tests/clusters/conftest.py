@@ -7,6 +7,7 @@ Every cluster is seeded with a namespace only it has, holding a configmap, a pod
 (its logs written by the node simulator), a deployment and an event, all named after the
 cluster, so that an answer shows which cluster it came from."""
 
+import contextlib
 import os
 import secrets
 
@@ -106,6 +107,22 @@ def pod_names(gw, seeded, timeout=30):
                     what="pod %s listed on %s" % (POD, gw.url))
 
 
+@contextlib.contextmanager
+def serving(kubeconfig, seeded, *args):
+    """``start_gateway(kubeconfig, *args)``, given once each cluster of ``seeded`` lists its
+    pod there; stopped on leaving. Every cluster's cache is asked for first (a cache starts on
+    first use), so that they sync together rather than one after another."""
+    gw = start_gateway(kubeconfig, *args)
+    try:
+        for each in seeded:
+            gw.get("/clusters/%s/api/v1/pod/%s" % (each.name, each.namespace), token=each.token)
+        for each in seeded:
+            pod_names(gw.at("/clusters/" + each.name), each)
+        yield gw
+    finally:
+        gw.stop()
+
+
 @pytest.fixture(scope="package")
 def settings_namespace(alpha, beta):
     """A namespace of the same name on both clusters: the gateway's --namespace, where each
@@ -123,14 +140,9 @@ def two_clusters(alpha, beta, settings_namespace, tmp_path_factory):
     """The package's gateway: alpha and beta straight (no proxy), both synced."""
     path = str(tmp_path_factory.mktemp("clusters") / "kubeconfig")
     write_kubeconfig(path, alpha=(alpha, None), beta=(beta, None))
-    gw = start_gateway(path, "--namespace", settings_namespace)
-    try:
-        for seeded in (alpha, beta):
-            pod_names(gw.at("/clusters/" + seeded.name), seeded)
+    with serving(path, (alpha, beta), "--namespace", settings_namespace) as gw:
         yield gw
-    finally:
-        gw.stop()
 
 
 __all__ = ["CONTAINER", "DEPLOYMENT", "CONFIGMAP", "POD", "Seeded", "js", "pod_names",
-           "replace_kubeconfig", "start_gateway", "write_kubeconfig"]
+           "replace_kubeconfig", "serving", "start_gateway", "write_kubeconfig"]

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.clusters.conftest import CONFIGMAP, pod_names, start_gateway, write_kubeconfig
+from tests.clusters.conftest import CONFIGMAP, pod_names, serving, write_kubeconfig
 from tests.cluster.procs import free_ports
 from tests.faults.proxy import FaultProxy
 from tests.gateway.helpers import assert_error
@@ -39,13 +39,8 @@ def faulty(alpha, beta, beta_proxy, tmp_path_factory):
     # "down": an address where nothing listens, from the start (beta's CA and token).
     down = "https://127.0.0.1:%d" % free_ports(1)[0]
     write_kubeconfig(path, alpha=(alpha, None), beta=(beta, beta_proxy.url), down=(beta, down))
-    gw = start_gateway(path, *FLAGS)
-    try:
-        for seeded in (alpha, beta):
-            pod_names(gw.at("/clusters/" + seeded.name), seeded)
+    with serving(path, (alpha, beta), *FLAGS) as gw:
         yield gw
-    finally:
-        gw.stop()
 
 
 @pytest.fixture

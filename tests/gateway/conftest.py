@@ -2,7 +2,8 @@
 
 import pytest
 
-from tests.support.fixtures import gateway  # noqa: F401
+from tests.support.fixtures import (  # noqa: F401
+    clusters_home, clusters_kubeconfig, clusters_ui, gateway)
 from tests.support.gateway import Gateway
 
 

@@ -2,6 +2,7 @@
 error before the body is read."""
 
 import json
+import signal
 import socket
 import time
 
@@ -96,18 +97,39 @@ def test_a_50_mb_upload_is_refused_without_being_read(small_limit, admin_token):
     assert rss_kib(small_limit.proc.pid) - before < 20 * 1024
 
 
+def send_chunked_past_the_limit(gw, token):
+    """A chunked PUT of 50 MiB; returns (the raw answer, bytes sent)."""
+    head = ("PUT /api/v1/settings/global HTTP/1.1\r\nHost: x\r\n"
+            "Authorization: Bearer %s\r\nContent-Type: application/json\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n" % token).encode()
+    piece = b"x" * (256 * 1024)
+    framed = b"%x\r\n%s\r\n" % (len(piece), piece)
+    data, sent = raw_exchange(gw.url, head, (framed for _ in range(200)))
+    return data, sent, 200 * len(framed)
+
+
 def test_a_chunked_body_is_cut_off_at_the_limit(small_limit, admin_token):
     """No Content-Length: the body is counted as it arrives and refused once past the limit."""
     before = rss_kib(small_limit.proc.pid)
-    head = ("PUT /api/v1/settings/global HTTP/1.1\r\nHost: x\r\n"
-            "Authorization: Bearer %s\r\nContent-Type: application/json\r\n"
-            "Transfer-Encoding: chunked\r\n\r\n" % admin_token).encode()
-    piece = b"x" * (256 * 1024)
-    framed = b"%x\r\n%s\r\n" % (len(piece), piece)
-    data, sent = raw_exchange(small_limit.url, head, (framed for _ in range(200)))
+    data, sent, whole = send_chunked_past_the_limit(small_limit, admin_token)
     assert data.startswith(b"HTTP/1.1 413 "), data[:200]
-    assert sent < 200 * len(framed), "the gateway read the whole chunked body"
+    assert sent < whole, "the gateway read the whole chunked body"
     assert rss_kib(small_limit.proc.pid) - before < 20 * 1024
+
+
+def test_a_cut_off_body_is_not_left_in_flight(cluster, admin_token):
+    """The request cut off is over: a SIGTERM then stops the gateway at once, rather than
+    waiting out --grace-period for a request that never finishes (it did: 25 s)."""
+    from tests.support.gateway import Gateway
+    gw = Gateway.start(cluster, "--max-body-size", "64Ki", "--grace-period", "20s")
+    try:
+        data, _, _ = send_chunked_past_the_limit(gw, admin_token)
+        assert data.startswith(b"HTTP/1.1 413 "), data[:200]
+        gw.proc.send_signal(signal.SIGTERM)
+        gw.proc.wait(8)
+        assert "unfinished" not in gw.log(whole=True)
+    finally:
+        gw.stop()
 
 
 def test_the_default_limit_fits_a_deploy_file_of_a_few_mib(gateway, admin_token, namespace):

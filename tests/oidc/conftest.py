@@ -81,7 +81,6 @@ def oidc_setup(tmp_path_factory):
         except ClusterStartError as e:
             pytest.fail("local cluster did not start: %s" % e, pytrace=False)
         _grant_groups(cluster)
-        _wait_oidc_authenticator(cluster, provider.issuer)
         # A CSRF key the tests know: they open the sealed refresh cookie (test_kubeconfig).
         setup.csrf_key = os.urandom(32)
         key_file = os.path.join(directory, "csrf-key")
@@ -100,6 +99,8 @@ def oidc_setup(tmp_path_factory):
         # The gateway's own home page (no --web-root) offers sign-in with the provider too.
         home = Gateway.start(cluster, "--oidc-redirect-url", home_url + "/oidc/callback",
                              *flags, port=home_port)
+        # Last: the gateways started meanwhile (they need no ID token).
+        _wait_oidc_authenticator(cluster, provider.issuer)
         setup.cluster, setup.gateway, setup.home = cluster, gateway, home
         yield setup
     finally:

@@ -6,6 +6,7 @@ A directory's conftest.py imports what it uses, e.g.
 
 import pytest
 
+from tests.support import manycontexts
 from tests.support.barrier import caught_up
 from tests.support.gateway import Gateway
 
@@ -30,3 +31,40 @@ def cache_caught_up(cluster, gateway):
     namespace = cluster.new_namespace("barrier")
     yield lambda *kinds: caught_up(gateway, cluster.admin_token, namespace, *kinds)
     cluster.request("DELETE", "/api/v1/namespaces/" + namespace)
+
+
+@pytest.fixture(scope="session")
+def clusters_kubeconfig(cluster, tmp_path_factory):
+    """A kubeconfig of the contexts "one" (current) and "two", both the local cluster, and
+    "hung", an address that accepts connections and never answers (tests/support/
+    manycontexts.py)."""
+    sock, url = manycontexts.silent_server()
+    yield manycontexts.write(str(tmp_path_factory.mktemp("clusters") / "kubeconfig"), cluster,
+                             hung=("hung", url))
+    sock.close()
+
+
+# Between the tests that use them (tests/gateway, tests/webui), the gateways below let the
+# caches of "two" and "hung" go; the default's ("one", the local cluster) stays, as any
+# default cluster's does, following the session's changes like the session gateway.
+CLUSTERS_IDLE = ("--cluster-idle-timeout", "60s")
+
+
+@pytest.fixture(scope="session")
+def clusters_ui(cluster, clusters_kubeconfig, tmp_path_factory):
+    """A gateway serving the clusters of ``clusters_kubeconfig`` and a web root
+    (manycontexts.INDEX and SCRIPT): one gateway for the API's tests and the browser's."""
+    root = manycontexts.write_web_root(tmp_path_factory.mktemp("clusters-webroot"))
+    gw = Gateway.start(cluster, "--kubeconfig", clusters_kubeconfig, "--web-root", str(root),
+                       *CLUSTERS_IDLE, kubeconfig=False)
+    yield gw
+    gw.stop()
+
+
+@pytest.fixture(scope="session")
+def clusters_home(cluster, clusters_kubeconfig):
+    """The same clusters without --web-root: the gateway's own home page."""
+    gw = Gateway.start(cluster, "--kubeconfig", clusters_kubeconfig, *CLUSTERS_IDLE,
+                       kubeconfig=False)
+    yield gw
+    gw.stop()

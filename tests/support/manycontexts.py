@@ -27,3 +27,28 @@ def silent_server():
     sock.bind(("127.0.0.1", 0))
     sock.listen(16)
     return sock, "https://127.0.0.1:%d" % sock.getsockname()[1]
+
+
+# The web root of the gateways tests/support/fixtures.py starts (``clusters_ui``). The page
+# stands in for the upstream UI where it matters to a browser: its calls are relative, it
+# writes a <base> of its own after the gateway's (as upstream's index does once its config
+# probe answers), and shows the base and its config call's answer.
+INDEX = b"""<!doctype html>
+<html><head><title>UI</title>
+<script>document.write('<base href="/">');</script>
+</head><body><p id="base"></p><p id="config"></p>
+<script>
+document.getElementById("base").textContent = document.baseURI;
+fetch("config").then(function (r) {
+  document.getElementById("config").textContent = r.status + " " + new URL(r.url).pathname;
+});
+</script></body></html>
+"""
+SCRIPT = b"// the UI's code\n"   # main.js, one more file of the UI
+
+
+def write_web_root(root):
+    """``root`` (a pathlib.Path, a directory) gets INDEX as index.html and SCRIPT as main.js."""
+    (root / "index.html").write_bytes(INDEX)
+    (root / "main.js").write_bytes(SCRIPT)
+    return root

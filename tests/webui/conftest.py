@@ -9,7 +9,8 @@ import threading
 
 import pytest
 
-from tests.support.fixtures import gateway  # noqa: F401
+from tests.support.fixtures import (  # noqa: F401
+    clusters_home, clusters_kubeconfig, clusters_ui, gateway)
 from tests.support.gateway import Gateway
 from tests.terminal.conftest import create_pods
 from tests.terminal.jsclient import JS_DIR
