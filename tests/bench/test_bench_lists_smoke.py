@@ -1,7 +1,8 @@
 """Keeps the lists benchmark (issue #11) from rotting: a real local cluster at 700 pods (the
-first size with a canary deployment, so the filtered page lists pods), every case run a few times through the cache and through pass-through lists, 16 users included
-(figures are not checked, only that every answer was the right page and that the cached
-answers were those of the pass-through gateway)."""
+first size with a canary deployment, so the filtered page lists pods), every case run a few
+times through the cache and through pass-through lists, 16 users included (figures are not
+checked, only that every answer was the right page and that the cached answers were those of
+the pass-through gateway)."""
 
 import json
 import subprocess
