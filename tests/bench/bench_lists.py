@@ -1,8 +1,10 @@
 """Benchmark of issue #11: list pages through the shared watch cache and through pass-through
-lists, at 2,000 to 50,000 pods, against the API server's own LIST. Not part of the test suite.
+lists, at 2,000 to 50,000 pods, against the API server's own LIST. The suite runs it only at
+700 pods with ``--quick`` (tests/bench/test_bench_lists_smoke.py), to keep it from rotting.
 
     .venv/bin/python -m tests.bench.bench_lists --pods 2000 [--pods 20000 ...] [--json out.json]
         [--profile DIR]   # py-spy (pip install py-spy into .venv) records the gateway per phase
+        [--quick]         # a few requests of each case: that it runs, not figures
     .venv/bin/python -m tests.bench.bench_lists --summarize DIR/*.txt   # what dominates each
 
 One local cluster serves every size: the objects are added up to each size in turn. Per size:
@@ -27,6 +29,10 @@ One local cluster serves every size: the objects are added up to each size in tu
   events are written at 5 a second (any change of a kind the page reads invalidates its
   selection). Every page is checked against the objects listed from the API server; answers that
   are not the right page (503s included) are counted by outcome, never timed.
+- the whole answers of both gateways compared (``ANSWERS``: the four pages and pages in status
+  order, a last page, all namespaces, replica sets and events): the cached ones read after the
+  events written, the pass-through ones before its measures, with nothing written in between.
+  Any difference is a bug (both sources slim and summarize the same objects the same way).
 - at the end, the objects are counted again: none may have been deleted or rewritten.
 
 Figures are noisy when the machine is shared: read them as orders of magnitude.
@@ -531,6 +537,62 @@ def cases(expect):
     ]
 
 
+# Whole answers compared between the two gateways: the four pages and the pages the four do not
+# check (status order, a last page, all namespaces, the related kinds' lists).
+ANSWERS = (
+    "/api/v1/pod/%(ns)s?itemsPerPage=10&page=1&sortBy=d,creationTimestamp",
+    "/api/v1/pod/%(ns)s?itemsPerPage=10&page=1&sortBy=a,name",
+    "/api/v1/pod/%(ns)s?itemsPerPage=10&page=1&sortBy=a,name&filterBy=name," + FILTER,
+    "/api/v1/pod/%(ns)s?itemsPerPage=10&page=3&sortBy=a,status,a,name",
+    "/api/v1/pod/%(ns)s?itemsPerPage=7&page=%(last)d&sortBy=d,name",
+    "/api/v1/pod?itemsPerPage=10&page=2&sortBy=d,creationTimestamp,a,name",
+    "/api/v1/deployment/%(ns)s?itemsPerPage=10&page=1&sortBy=a,name",
+    "/api/v1/replicaset/%(ns)s?itemsPerPage=5&page=2&sortBy=d,name",
+    "/api/v1/event/%(ns)s?itemsPerPage=10&page=1&sortBy=d,lastSeen,a,name",
+)
+
+
+def answers(gw, token, n):
+    """{path: (status, decoded body)} of every path of ANSWERS."""
+    http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(connect=5, read=120))
+    out = {}
+    for template in ANSWERS:
+        path = template % {"ns": NS, "last": (n + 6) // 7}
+        resp = http.request("GET", gw.url + path, headers={"Authorization": "Bearer " + token})
+        out[path] = (resp.status, ujson.loads(resp.data) if resp.data else None)
+    return out
+
+
+def first_difference(a, b, where="$"):
+    """Where two decoded JSON values first differ, and how (None when equal)."""
+    if type(a) is not type(b):
+        return "%s: %r != %r" % (where, a, b)
+    if isinstance(a, dict):
+        for key in sorted(set(a) | set(b)):
+            if key not in a or key not in b:
+                return "%s.%s: only in the %s answer" % (where, key,
+                                                         "cached" if key in a else "pass-through")
+            found = first_difference(a[key], b[key], "%s.%s" % (where, key))
+            if found:
+                return found
+        return None
+    if isinstance(a, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, "%s[%d]" % (where, i))
+            if found:
+                return found
+        if len(a) != len(b):
+            return "%s: %d items != %d" % (where, len(a), len(b))
+        return None
+    return None if a == b else "%s: %r != %r" % (where, a, b)
+
+
+def compare_answers(cached, passed):
+    """{path: where the cached answer differs from the pass-through one} (empty: the same)."""
+    return {path: first_difference(cached[path], passed[path])
+            for path in cached if cached[path] != passed[path]}
+
+
 def _parse_stamp(text):
     return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
 
@@ -623,17 +685,20 @@ class Churn:
         self._thread.join(30)
 
 
-def measure_gateway(gw, mode, page_cases, token, users, churn, n, profile_dir):
+def measure_gateway(gw, mode, page_cases, token, users, churn, n, profile_dir, quick=False):
     """Every case sequentially then with 16 clients; the name page with events being written;
-    16 users on the creation-time page."""
+    16 users on the creation-time page. ``quick``: a few requests of each, to see it run."""
     out = {}
     seq_budget = 20 if mode == "cache" else 60
     conc_budget = 30 if mode == "cache" else 90
     # Pass-through pages of 50,000 pods take tens of seconds each: one per client there.
     per_client = 40 if mode == "cache" else max(1 if n > 20000 else 2, min(10, 40000 // n))
+    seq_count = 30 if mode == "cache" else 10
+    if quick:
+        seq_budget, conc_budget, per_client, seq_count = 10, 10, 2, 3
     for case in page_cases:
         name = case["name"]
-        seq = sequential(gw, case, token, 30 if mode == "cache" else 10, seq_budget)
+        seq = sequential(gw, case, token, seq_count, seq_budget)
         with PeakRss(gw.proc.pid) as rss, Profiler(
                 profile_dir, gw.proc.pid, "%s-%d-%s" % (mode, n, name.replace(" ", "-"))):
             conc = parallel(gw, case, [token], per_client, conc_budget)
@@ -683,7 +748,7 @@ def run_size(cluster, api, state, n, args, save):
     result = {"pods": n}
     result["seeding"] = seed(cluster, api, state, n)
     time.sleep(2)
-    list_p50, raw = apiserver_list(api, 7 if n <= 20000 else 5, 60)
+    list_p50, raw = apiserver_list(api, 3 if args.quick else 7 if n <= 20000 else 5, 60)
     result["apiserver_list"] = {"p50_ms": round(list_p50 * 1000, 1), "bytes": len(raw),
                                 "bytes_per_pod": len(raw) // n}
     log("API server LIST of %d pods: p50 %.0f ms, %.1f MB (%d bytes a pod)" % (
@@ -698,6 +763,7 @@ def run_size(cluster, api, state, n, args, save):
         users = state.get("users") or user_tokens(cluster, api, CLIENTS)
         state["users"] = users
     token = cluster.admin_token
+    answered = {}
     for mode, flags in (("cache", ()), ("pass", ("--watch-cache=false",))):
         t0 = time.perf_counter()
         gw = Gateway.start(cluster, *flags, timeout=60)
@@ -716,12 +782,25 @@ def run_size(cluster, api, state, n, args, save):
                     "peak RSS %.0f MB" % (ready, ready - listening, ready / list_p50,
                                           rss.peak / 2**20))
             churn = Churn(api, state) if mode == "cache" else None
+            if mode == "pass":
+                answered["pass"] = answers(gw, token, n)
             result[mode] = measure_gateway(gw, mode, page_cases, token,
-                                           users, churn, n, args.profile)
+                                           users, churn, n, args.profile, args.quick)
             result[mode + "_vmhwm_mb"] = round(vm_hwm(gw.proc.pid) / 2**20, 1)
+            if mode == "cache":   # after the events written: nothing changes until the next
+                answered["cache"] = answers(gw, token, n)
             save(result)
         finally:
             gw.stop()
+    differences = compare_answers(answered["cache"], answered["pass"])
+    result["answers_compared"] = len(answered["cache"])
+    # What was compared: each cached answer's status and how many items it listed.
+    result["answers_items"] = {path: (status, max((len(v) for v in (body or {}).values()
+                                                   if isinstance(v, list)), default=0))
+                               for path, (status, body) in answered["cache"].items()}
+    result["answers_differing"] = differences
+    for path, where in differences.items():
+        log("  cached answer differs from pass-through: %s at %s" % (path, where))
     return result
 
 
@@ -772,6 +851,10 @@ def table(result):
                 conc["p50_ms"], conc["p95_ms"], ratio(conc["p50_ms"]), conc["rps"],
                 r["peak_rss_mb"], ("seq %s " % _counts(seq["outcomes"]) if seq else "")
                 + "c16 " + _counts(conc["outcomes"])))
+    differing = result["answers_differing"]
+    lines.append("whole answers, cache vs pass-through: %d compared, %s" % (
+        result["answers_compared"], "%d differ: %s" % (len(differing), differing)
+        if differing else "all the same"))
     return "\n".join(lines)
 
 
@@ -798,6 +881,8 @@ def main(argv=None):
     p.add_argument("--users-at", type=int, default=20000,
                    help="from this size on, also 16 different users")
     p.add_argument("--json", help="write the figures here")
+    p.add_argument("--quick", action="store_true",
+                   help="a few requests of each case (the suite's smoke test), not figures")
     p.add_argument("--profile", help="a directory for py-spy recordings of each phase")
     p.add_argument("--summarize", nargs="+", metavar="RECORDING",
                    help="only print what dominates these py-spy recordings")
