@@ -29,6 +29,7 @@ import copy
 import logging
 import time
 import urllib.parse
+import weakref
 
 import cachetools
 
@@ -263,7 +264,12 @@ def own_writes(handle, cache, handler, timeout):
     """The request's copy of the caller's handle (handles may be shared by --cache-enabled)
     whose successful writes of objects wait for the watch cache (``cache`` None: the
     pass-through path, no wait), then count in ``cluster.writes``: a list asked after the
-    write never joins one asked before it (listing.Pipeline.list_kind)."""
+    write never joins one asked before it (listing.Pipeline.list_kind).
+
+    The handler is reached weakly: the copy is kept by the handler's reads, and a strong
+    reference back made a cycle that only the collector freed, with the whole request
+    (issue #30)."""
+    handler = weakref.ref(handler)
 
     async def after_write(method, path, response):
         if method not in WRITES or response.status >= 300:
@@ -273,8 +279,9 @@ def own_writes(handle, cache, handler, timeout):
             return
         try:
             if cache is not None and \
-                    not await _settled(cache, waiter, resource, method, path, timeout):
-                _lagging(handler, resource[1], timeout)
+                    not await _settled(cache, waiter, resource, method, path, timeout) and \
+                    handler() is not None:    # else the request is gone: no one to warn
+                _lagging(handler(), resource[1], timeout)
         finally:
             handle.cluster.writes += 1
 

@@ -2,7 +2,9 @@
 store's apply path, timed out, cleaned up."""
 
 import asyncio
+import gc
 import time
+import weakref
 
 import ujson
 
@@ -260,3 +262,17 @@ def test_remembered_events_are_bounded_in_count_and_age():
     now[0] = 10.5
     applied.notify("DELETED", rows[0])
     assert list(applied._recent) == [("u0", None)]
+
+
+def test_own_writes_make_no_cycle_with_the_handler_keeping_them():
+    # The handler keeps its reads' handle; a strong reference back from the handle made a
+    # cycle that only the collector freed, with the whole request (issue #30).
+    handler, shared = FakeHandler(), FakeHandle()
+    handler.kept = own_writes(shared, FakeCache(), handler, 5)
+    gone = weakref.ref(handler)
+    gc.disable()
+    try:
+        del handler
+        assert gone() is None     # freed by its reference count, no collection needed
+    finally:
+        gc.enable()
