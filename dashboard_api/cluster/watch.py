@@ -46,7 +46,10 @@ from dashboard_api.serving.errors import ApiError, from_apiserver
 
 log = logging.getLogger("dashboard_api.cluster.watch")
 
-LIST_CHUNK = 1000
+# Objects per LIST page of the watch cache. Up to three pages are in the process at once (one
+# arriving, two decoding), whole: at 500 a forced re-list of 150,000 pods rose 8 MiB over the
+# live store where 1,000 rose 16-18, and the first sync was no slower (issue #30).
+LIST_CHUNK = 500
 MAX_LIST_PAGES = 10000
 WATCH_SECONDS = 300        # the server ends each watch after about this long; resumed at once
 MIN_BACKOFF, MAX_BACKOFF = 0.5, 30.0
