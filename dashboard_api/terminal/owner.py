@@ -46,5 +46,9 @@ class Owners:
             given_nonce, given_mac = unb64(shown_nonce), unb64(shown_mac)
         except (binascii.Error, ValueError):
             return False
+        if b64(given_nonce) != shown_nonce or b64(given_mac) != shown_mac:
+            # Base64 decoding drops a last character's spare bits and stray characters: one
+            # cookie has exactly one spelling, so an altered cookie never passes for the real one.
+            return False
         return hmac.compare_digest(given_mac, self._mac(session_id, given_nonce)) \
             and hmac.compare_digest(given_nonce, nonce)

@@ -13,6 +13,7 @@ import pytest
 from dashboard_api.serving.errors import ApiError
 from dashboard_api.terminal import connection, execstream, protocol, terminal
 from dashboard_api.terminal.execstream import ExecFailed, ExecStream
+from dashboard_api.terminal.owner import Owners
 from dashboard_api.terminal.sealing import Sealer, Ticket
 from dashboard_api.terminal.sessions import BindRefused, Sessions, caller_key
 
@@ -463,3 +464,20 @@ async def test_stop_ends_the_process_and_the_task(monkeypatch):
     assert bash.closed
     assert bash.written == [b"echo hi\r", b"late\r"]
     assert conn.ended == (1, "Process exited")
+
+
+def test_an_owner_cookie_has_one_spelling():
+    owners = Owners(b"s" * 32)
+    value, nonce = owners.issue("session-1")
+    assert owners.check("session-1", value, nonce)
+    assert not owners.check("session-2", value, nonce)
+    # The MAC's last character carries two spare bits base64 decoding drops: setting them
+    # spells the same bytes, and is still refused. So is a stray character decoding skips.
+    last = value[-1]
+    spare = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    respelled = value[:-1] + spare[spare.index(last) | 1]
+    assert respelled != value
+    assert base64.urlsafe_b64decode(respelled.split(".")[1] + "=") \
+        == base64.urlsafe_b64decode(value.split(".")[1] + "=")
+    assert not owners.check("session-1", respelled, nonce)
+    assert not owners.check("session-1", value[:5] + "!" + value[5:], nonce)
