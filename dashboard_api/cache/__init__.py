@@ -40,7 +40,14 @@ class Cached:
         self.applied = applied if applied is not None else Applied()
 
     def to_row(self, obj):
-        return row_of(self.kind, slim.pooled(slim.slim(self.kind, obj)))
+        """The row of a decoded object, sharing what did not change with the row it replaces
+        (read in the worker during a re-list: rows never change, and a dict read is atomic)."""
+        record = slim.slim(self.kind, obj)
+        meta = record.get("metadata") or {}
+        old = self.store.rows.get((meta.get("namespace") or "", meta.get("name") or ""))
+        if old is None:
+            return row_of(self.kind, slim.pooled(record))
+        return row_of(self.kind, slim.pooled(record, old.obj), old)
 
     # The reflector's consumer interface.
     async def relist(self, rows, version, run):

@@ -73,14 +73,25 @@ class Row:
         self.facts = facts   # kind.status_facts(obj), when the kind has them
 
 
-def row_of(kind, obj):
+def row_of(kind, obj, previous=None):
     """The row of a slim object: the list's property keys read from its own summary (every
-    list property depends on the object alone)."""
+    list property depends on the object alone). ``previous``: the row this one replaces,
+    whose keys it shares where they are equal (slim.pooled does so for the object)."""
     meta = obj.get("metadata") or {}
     keys = slim.pooled_keys(dataselect.keys_of(kind.key_item(obj), kind.properties)) \
         if kind else ()
+    if previous is not None and previous.keys and len(previous.keys) == len(keys):
+        keys = _kept(keys, previous.keys)
     facts = kind.status_facts(obj) if kind is not None and kind.status_facts else None
     return Row(obj, meta.get("namespace") or "", meta.get("name") or "", keys, facts=facts)
+
+
+def _kept(keys, old):
+    """``keys`` with each value equal to ``old``'s at its place (of the same type) taken from
+    ``old``; ``old`` itself when all are."""
+    kept = tuple(before if type(before) is type(value) and before == value else value
+                 for value, before in zip(keys, old))
+    return old if all(a is b for a, b in zip(kept, old)) else kept
 
 
 class Index:

@@ -80,6 +80,48 @@ def test_pooling_never_makes_two_different_values_one(records):
     assert [json.dumps(r) for r in records] == before
 
 
+def test_a_changed_record_shares_what_did_not_change_with_the_one_it_replaces(monkeypatch):
+    """Issue #30: under churn, a changed object's record shares its unchanged parts with its
+    previous record, not only while the pool still holds them (the pool starts again when
+    full: here before every record)."""
+    monkeypatch.setattr(slim, "POOL_SIZE", 0)
+    kind = kinds.get("pod")
+    before = _record(_pod(1))
+    changed = _pod(1, rv="2", ready="False")
+    changed["status"]["containerStatuses"][0]["restartCount"] = 1
+    plain = json.dumps(slim.slim(kind, copy.deepcopy(changed)))
+    after = slim.pooled(slim.slim(kind, changed), before)
+    assert json.dumps(after) == plain
+    assert after["spec"] is before["spec"]
+    assert after["metadata"] is not before["metadata"]   # its resourceVersion changed
+    # uid, name and creation time are unique, never pooled: taken from the previous record
+    for name in ("labels", "ownerReferences", "uid", "name", "creationTimestamp"):
+        assert after["metadata"][name] is before["metadata"][name], name
+    assert after["status"] is not before["status"]
+    assert after["status"]["conditions"] is not before["status"]["conditions"]
+    assert after["status"]["conditions"][1] is before["status"]["conditions"][1]
+    assert after["status"]["phase"] is before["status"]["phase"]
+    assert after["status"]["containerStatuses"][0]["state"] is \
+        before["status"]["containerStatuses"][0]["state"]
+    # unchanged, the whole record's parts are the previous ones
+    again = slim.pooled(slim.slim(kind, _pod(1, rv="2", ready="False")), before)
+    assert again["spec"] is before["spec"] and again["metadata"]["labels"] is \
+        before["metadata"]["labels"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["spec", "status", "data"]), _value,
+                                max_size=3), min_size=2, max_size=4))
+def test_sharing_with_the_previous_record_never_changes_a_value(records):
+    """Each record pooled with the one before it as its previous record: the same JSON, even
+    where Python finds True, 1 and 1.0 equal."""
+    before = [json.dumps(r) for r in records]
+    previous = None
+    for record in records:
+        previous = slim.pooled(record, previous)
+    assert [json.dumps(r) for r in records] == before
+
+
 def test_a_relist_reuses_the_rows_of_unchanged_objects():
     kind = kinds.get("pod")
     store = Store(kind)
