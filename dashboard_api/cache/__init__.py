@@ -162,10 +162,16 @@ class WatchCache:
                    for c in self.cached.values())
 
     def states(self):
-        """{kind: (state, objects, events applied, watch restarts)} for /metrics."""
-        return {name: (c.store.state, len(c.store), c.store.events,
-                       c.reflector.restarts if c.reflector else 0)
-                for name, c in self.by_name.items()}
+        """{kind: (state, objects, events applied, watch restarts)} for /metrics. Until every
+        kind is registered, those not yet are syncing: a reader of /metrics never takes the
+        first kinds synced for the whole cache."""
+        states = {name: (c.store.state, len(c.store), c.store.events,
+                         c.reflector.restarts if c.reflector else 0)
+                  for name, c in self.by_name.items()}
+        if not self.registered.is_set():
+            for name in self.names:
+                states.setdefault(name, (SYNCING, 0, 0, 0))
+        return states
 
 
 __all__ = ["WatchCache", "SYNCED", "SYNCING", "UNAVAILABLE"]

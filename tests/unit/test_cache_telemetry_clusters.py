@@ -2,6 +2,11 @@
 cluster's cache carries its ``cluster`` label, the authorization answers too; a cluster whose
 cache is off, not started or let go has no cache series."""
 
+import asyncio
+
+from dashboard_api import kinds
+from dashboard_api.cache import SYNCED, SYNCING, WatchCache
+from dashboard_api.cache import Cached as RealCached
 from dashboard_api.cache.telemetry import CacheCollector
 
 
@@ -70,3 +75,21 @@ def test_every_series_is_labelled_with_its_cluster():
     kinds_of = {dict(labels)["cluster"] for name, labels in got
                 if name != "dashboard_cache_authorization_checks"}
     assert kinds_of == {"a", "b"}
+
+
+def test_kinds_not_registered_yet_are_syncing():
+    """The cache registers its kinds one by one: until the last is, /metrics must not show
+    only the first ones, synced, as if they were the whole cache (a reader waiting for no
+    kind to be syncing would go on while the config maps' watch is not even started)."""
+    async def states():
+        cache = WatchCache(None, names=["pod", "configmap"])
+        pod = cache.by_name["pod"] = RealCached(kinds.get("pod"), None)
+        pod.store.replace([], "1")
+        pod.store.set_state(SYNCED)
+        during = cache.states()
+        cache.registered.set()   # configmap not served, say: it is left out
+        return during, cache.states()
+
+    during, after = asyncio.run(states())
+    assert during["pod"][0] == SYNCED and during["configmap"] == (SYNCING, 0, 0, 0)
+    assert set(after) == {"pod"}
