@@ -122,9 +122,16 @@ async def serve(opts):
                      "--auto-generate-certificates or --insecure-bind-address")
         return 1
     # The default cluster starts now (readiness waits for its cache); the others on first use.
-    await default.start()
-    ctx.lifecycle.cache_started = True
-    clusters.start_upkeep()
+    # A signal meanwhile stops the gateway without waiting for the start (with a slow or
+    # rate-limited API server, discovery alone can take many seconds).
+    starting = asyncio.ensure_future(default.start())
+    await asyncio.wait([starting, first_signal], return_when=asyncio.FIRST_COMPLETED)
+    if starting.done():
+        starting.result()
+        ctx.lifecycle.cache_started = True
+        clusters.start_upkeep()
+    else:
+        starting.cancel()
     received = await first_signal
     log.info("stopping (%s)", signal.Signals(received).name)
     drain = opts.drain_period if received == signal.SIGTERM else 0.0
