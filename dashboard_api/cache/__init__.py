@@ -94,12 +94,14 @@ class WatchCache:
             n for n in names if n in cacheable]
         self.cached = {}            # (group, plural) -> Cached
         self.by_name = {}           # kind name -> Cached
+        self.started = False        # start() called
         self.registered = asyncio.Event()   # set once start() has made every kind's store
         self.applied = Applied()    # writes waiting for their watch events
         self.idle = idle            # --watch-idle-timeout (None: the reflector's default)
 
     async def start(self):
         """Resolves the kinds with the service identity and starts their watches."""
+        self.started = True
         heap.configure()
         try:
             await self._register()
@@ -164,11 +166,11 @@ class WatchCache:
     def states(self):
         """{kind: (state, objects, events applied, watch restarts)} for /metrics. Until every
         kind is registered, those not yet are syncing: a reader of /metrics never takes the
-        first kinds synced for the whole cache."""
+        first kinds synced for the whole cache. A cache not started has no kinds."""
         states = {name: (c.store.state, len(c.store), c.store.events,
                          c.reflector.restarts if c.reflector else 0)
                   for name, c in self.by_name.items()}
-        if not self.registered.is_set():
+        if self.started and not self.registered.is_set():
             for name in self.names:
                 states.setdefault(name, (SYNCING, 0, 0, 0))
         return states

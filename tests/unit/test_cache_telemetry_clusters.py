@@ -83,6 +83,8 @@ def test_kinds_not_registered_yet_are_syncing():
     kind to be syncing would go on while the config maps' watch is not even started)."""
     async def states():
         cache = WatchCache(None, names=["pod", "configmap"])
+        assert cache.states() == {}   # not started: no kinds (a cluster not used yet)
+        cache.started = True          # as start() does, before it registers each kind
         pod = cache.by_name["pod"] = RealCached(kinds.get("pod"), None)
         pod.store.replace([], "1")
         pod.store.set_state(SYNCED)
