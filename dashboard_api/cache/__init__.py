@@ -121,7 +121,8 @@ class WatchCache:
             cached = Cached(kind, resource, self.applied)
             idle = {} if self.idle is None else {"idle": self.idle}
             cached.reflector = Reflector(self.cluster, resource, cached.to_row, cached,
-                                         reuse=cached.store.reusable, **idle)
+                                         reuse=cached.store.reusable, decode=kind.decode,
+                                         **idle)
             self.cached[(resource.group, resource.plural)] = cached
             self.by_name[name] = cached
             cached.reflector.start()

@@ -98,10 +98,11 @@ def _install_hooks():
 
 class Reflector:
     def __init__(self, cluster, resource, to_row, consumer, http=None, reuse=None,
-                 idle=IDLE_TIMEOUT):
+                 idle=IDLE_TIMEOUT, decode=None):
         self.cluster = cluster
         self.resource = resource
         self.to_row = to_row
+        self.decode = decode or _decode   # an object's bytes: the kind's (Spec.decode)
         self.reuse = reuse
         self.consumer = consumer
         self.http = http or watch_client()
@@ -211,7 +212,8 @@ class Reflector:
             meta = (await self.cluster.executor.run(_decode_list_meta, data)).metadata
             jobs.append(asyncio.ensure_future(
                 self.cluster.executor.run(_page_rows, data, self.to_row, self.reuse,
-                                          getattr(self.consumer, "paged", None))))
+                                          getattr(self.consumer, "paged", None),
+                                          self.decode)))
             del data
             if len(jobs) > 2:
                 await asyncio.wait([jobs[-3]])
@@ -317,8 +319,7 @@ class Reflector:
             self.consumer.state("synced")
 
     def _event(self, line, state):
-        event = _decode(line)
-        kind, obj = event.get("type"), event.get("object") or {}
+        kind, obj = _watch_event(line, self.decode)
         if kind == "ERROR":
             raise Gone()  # 410 Expired, or any other watch error: list again, never guess
         version = (obj.get("metadata") or {}).get("resourceVersion") or state["version"]
@@ -341,11 +342,30 @@ class _Page(msgspec.Struct):
     items: Optional[list[msgspec.Raw]] = None   # each item's bytes, decoded one at a time
 
 
+class _Event(msgspec.Struct):
+    type: Optional[str] = None
+    object: Optional[msgspec.Raw] = None   # decoded by the kind's decoder
+
+
 _decode_list_meta = msgspec.json.Decoder(_ListMeta).decode
 _decode_page = msgspec.json.Decoder(_Page).decode
+_decode_event = msgspec.json.Decoder(_Event).decode
 
 
-def _page_rows(data, to_row, reuse=None, paged=None):
+def _watch_event(line, decode):
+    """(type, object) of one watch event's line, the object decoded by ``decode``."""
+    try:
+        event = _decode_event(line)
+    except msgspec.ValidationError:   # not shaped as an event: read as it is
+        event = _decode(line)
+        return event.get("type"), event.get("object") or {}
+    if event.object is None:
+        return event.type, {}
+    return event.type, (decode(event.object) if event.type != "ERROR" else
+                        _decode(event.object)) or {}
+
+
+def _page_rows(data, to_row, reuse=None, paged=None, decode=_decode):
     """The rows of one LIST page's bytes, made in the worker (then ``paged()``).
 
     During a re-list, ``reuse(obj)`` gives the live store's row of an object whose uid and
@@ -358,7 +378,7 @@ def _page_rows(data, to_row, reuse=None, paged=None):
         # objects of a page are never all alive at once amid the long-lived rows (a page of
         # 1,000 pods decoded whole is ~15 MB of small objects, and the holes they leave in the
         # allocator's arenas stay in the process's RSS).
-        obj = _decode(raw)
+        obj = decode(raw)
         row = reuse(obj) if reuse is not None else None
         rows.append(row if row is not None else to_row(obj))
     if paged is not None:

@@ -80,6 +80,7 @@ Custom resources: ``Spec.of_crd(crd, resource)`` builds the spec of a CRD's obje
 """
 
 from dashboard_api import dataselect
+from dashboard_api.spec.decoding import decoder as projection_decoder
 from dashboard_api.spec.projection import WHOLE, compile as compile_projection
 from dashboard_api.summaries.common import EMPTY as _EMPTY
 
@@ -107,6 +108,7 @@ class Spec:
         self.cached = cached
         self.projection = projection
         self.slim = compile_projection(projection)
+        self.decode = projection_decoder(projection)   # reads only what slim keeps
         self.indexes = dict(indexes or {})
         self.list_key = list_key
         self.item = item
