@@ -208,13 +208,15 @@ class Reflector:
                     raise Gone()
                 raise from_apiserver(response.status, response.data)
             data, response = response.data, None
-            # the list's metadata only (the items are skipped, not built), for the next page
-            meta = (await self.cluster.executor.run(_decode_list_meta, data)).metadata
+            # one pass over the page: its metadata, for the next page, and each item's bytes
+            page = await self.cluster.executor.run(_decode_page, data)
+            meta, items = page.metadata, page.items or ()
+            del data, page
             jobs.append(asyncio.ensure_future(
-                self.cluster.executor.run(_page_rows, data, self.to_row, self.reuse,
+                self.cluster.executor.run(_page_rows, items, self.to_row, self.reuse,
                                           getattr(self.consumer, "paged", None),
                                           self.decode)))
-            del data
+            del items
             if len(jobs) > 2:
                 await asyncio.wait([jobs[-3]])
             if not meta.get("continue"):
@@ -333,11 +335,8 @@ class Reflector:
 _decode = msgspec.json.Decoder().decode   # faster than ujson, and dict keys are shared
 
 
-class _ListMeta(msgspec.Struct):
-    metadata: dict = {}
-
-
 class _Page(msgspec.Struct):
+    metadata: dict = {}
     # msgspec evaluates the annotation at import: Optional, not `| None` (Python 3.9)
     items: Optional[list[msgspec.Raw]] = None   # each item's bytes, decoded one at a time
 
@@ -347,7 +346,6 @@ class _Event(msgspec.Struct):
     object: Optional[msgspec.Raw] = None   # decoded by the kind's decoder
 
 
-_decode_list_meta = msgspec.json.Decoder(_ListMeta).decode
 _decode_page = msgspec.json.Decoder(_Page).decode
 _decode_event = msgspec.json.Decoder(_Event).decode
 
@@ -365,13 +363,13 @@ def _watch_event(line, decode):
                         _decode(event.object)) or {}
 
 
-def _page_rows(data, to_row, reuse=None, paged=None, decode=_decode):
-    """The rows of one LIST page's bytes, made in the worker (then ``paged()``).
+def _page_rows(items, to_row, reuse=None, paged=None, decode=_decode):
+    """The rows of one LIST page's items (each one's bytes, ``_decode_page``), made in the
+    worker (then ``paged()``).
 
     During a re-list, ``reuse(obj)`` gives the live store's row of an object whose uid and
     resourceVersion did not change: that row is kept rather than a copy made, so a re-list
     holds the old store plus only what changed (issue #19)."""
-    items = _decode_page(data).items or ()
     rows = []
     for raw in items:
         # One object decoded at a time, its row made and the object dropped: the short-lived

@@ -129,15 +129,16 @@ def test_a_relist_reuses_the_rows_of_unchanged_objects():
     store.replace(old, "10")
     page = {"metadata": {"resourceVersion": "11"},
             "items": [_pod(0), _pod(1, rv="2"), _pod(2, uid="new-uid"), _pod(3)]}
-    data = msgspec.json.encode(page)
+    decoded = watch._decode_page(msgspec.json.encode(page))
+    assert decoded.metadata == {"resourceVersion": "11"}
     to_row = lambda obj: row_of(kind, _record(obj))  # noqa: E731
-    rows = watch._page_rows(data, to_row, store.reusable)
+    rows = watch._page_rows(decoded.items, to_row, store.reusable)
     assert rows[0] is old[0]                             # same uid and resourceVersion
     assert rows[1] is not old[1] and rows[1].obj["metadata"]["resourceVersion"] == "2"
     assert rows[2] is not old[2] and rows[2].obj["metadata"]["uid"] == "new-uid"
     assert rows[3].name == "p-3"
     # the rows made fresh equal the rows reused, byte for byte
-    fresh = watch._page_rows(data, to_row, None)
+    fresh = watch._page_rows(decoded.items, to_row, None)
     assert [json.dumps(r.obj) for r in rows] == [json.dumps(r.obj) for r in fresh]
     assert [r.keys for r in rows] == [r.keys for r in fresh]
     # the store keeps answering with the old rows until the re-list's replace
