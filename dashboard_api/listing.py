@@ -197,7 +197,7 @@ class Pipeline:
                 index = await rows.store.ensure_filtered(spec, query.filters, kind.properties,
                                                          run)
             if index is None:
-                index = await rows.store.ensure_index(spec, run)
+                index = await rows.store.ensure_index(spec, run, walked=filtering(kind, query))
                 if filtering(kind, query):  # broad: a walk in the executor, remembered
                     matches = await self.views.get(filter_key(kind, rows, query), lambda: (
                         run(filtered_indexed, kind, index, rows.namespaces, query)))

@@ -163,6 +163,50 @@ class SortedIndex:
         return self.page(namespaces, 0, None)
 
 
+class ListOrder:
+    """The index of no sort: the API server's own list order, (namespace + "/", name), read
+    off what the store keeps per event anyway (``names``: namespace -> its sorted names).
+    Nothing is built and nothing more is kept, so the first page of a list in that order costs
+    what every later one does, O(namespaces + page); a SortedIndex of it would be a sort of the
+    whole store first (a second at 200,000 events) and an index more to keep. Only the event
+    loop reads it: a walk of every row in the executor (a broad filter) needs a SortedIndex."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store):
+        self.store = store
+
+    def count(self, namespaces):
+        names = self.store.names
+        if not namespaces:
+            return len(self.store.rows)
+        return sum(len(names.get(ns, ())) for ns in set(namespaces))
+
+    def page(self, namespaces, start, stop):
+        """The rows ``start:stop`` (stop None: to the end) of the namespaces (empty: all), in
+        list order."""
+        store = self.store
+        names, rows = store.names, store.rows
+        order = store.namespace_order() if not namespaces else \
+            sorted(dict.fromkeys(namespaces), key=_slashed)
+        want = None if stop is None else max(0, stop - start)
+        found = []
+        for ns in order:
+            if want is not None and len(found) >= want:
+                break
+            listed = names.get(ns, ())
+            if start >= len(listed):
+                start -= len(listed)
+                continue
+            end = None if want is None else start + want - len(found)
+            found += [rows[(ns, name)] for name in listed[start:end]]
+            start = 0
+        return found
+
+    def rows(self, namespaces=()):
+        return self.page(namespaces, 0, None)
+
+
 class FilteredIndex(SortedIndex):
     """A SortedIndex of only the rows that pass a query's filters, kept per event like the
     others: a filtered page then costs O(log m + page) for m matches instead of a walk of the

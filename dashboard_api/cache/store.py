@@ -32,7 +32,7 @@ import time
 from dashboard_api import dataselect
 from dashboard_api.cache import slim
 from dashboard_api.cache.fieldindex import FieldIndex
-from dashboard_api.cache.sorted import SortedIndex, _slashed, filtered_index
+from dashboard_api.cache.sorted import ListOrder, SortedIndex, _slashed, filtered_index
 from dashboard_api.spec.fields import Field
 
 # Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped:
@@ -294,6 +294,7 @@ class Store:
         self.events = 0
         self.rows = {}              # (namespace, name) -> Row
         self.names = {}             # namespace -> sorted [name]
+        self._namespace_order = None   # names' keys in list order, until one comes or goes
         self.indexes = {name: _index(fn) for name, fn in (indexes or {}).items()}
         self.joins = {}             # name -> (a join, the stores it reads), cache/joined.py
         self.watchers = []          # as an index's, of every row (value None), cache/joined.py
@@ -374,6 +375,7 @@ class Store:
         previous += [_state(index) for index in self.indexes.values()]   # rows first
         self.rows = rows
         self.names = names
+        self._namespace_order = None
         for name, index in self.indexes.items():
             index.swap(buckets[name])
         for watcher in self.watchers:
@@ -486,7 +488,10 @@ class Store:
             for watcher in self.watchers:
                 watcher.removed(self, None, old, True)
         else:
-            names = self.names.setdefault(row.namespace, [])
+            names = self.names.get(row.namespace)
+            if names is None:
+                names = self.names[row.namespace] = []
+                self._namespace_order = None
             bisect.insort(names, row.name)
         self.rows[key] = row
         bucket = bucket_key(row)
@@ -510,6 +515,7 @@ class Store:
                 del names[i]
             if not names:
                 del self.names[namespace]
+                self._namespace_order = None
 
     def _changed(self):
         self.generation += 1
@@ -535,13 +541,19 @@ class Store:
         if objects:
             items = [row.obj for row in self.scope(namespaces)]
         else:
-            order = key[0] or sorted(self.names, key=lambda ns: ns + "/")
+            order = key[0] or self.namespace_order()
             rows = self.rows
             items = [rows[(ns, name)] for ns in order for name in self.names.get(ns, ())]
         if len(self._scopes) >= 32:
             self._scopes.clear()
         found = self._scopes[key] = Scoped(items, self, key[0], objects)
         return found
+
+    def namespace_order(self):
+        """The namespaces holding rows, in the API server's list order (by namespace + "/")."""
+        if self._namespace_order is None:
+            self._namespace_order = sorted(self.names, key=_slashed)
+        return self._namespace_order
 
     # --- sorted indexes and list status counters (issue #19, item 4) -----------------------
 
@@ -570,10 +582,13 @@ class Store:
             if new is not None:
                 self._count(new, 1)
 
-    def sorted_index(self, spec):
+    def sorted_index(self, spec, walked=False):
         """The SortedIndex of the rows for ``spec`` (built on first use, then kept per event;
-        at most SORTED_INDEXES per store)."""
+        at most SORTED_INDEXES per store). No sort is the store's own order (ListOrder),
+        unless the index is to be ``walked`` whole in the executor (selection.filtered_indexed)."""
         spec = tuple(spec)
+        if not spec and not walked:
+            return ListOrder(self)
         index = self._sorted.get(spec)
         if index is not None:
             self._sorted.move_to_end(spec)
@@ -583,19 +598,21 @@ class Store:
             self._sorted.popitem(last=False)
         return index
 
-    async def ensure_index(self, spec, run):
+    async def ensure_index(self, spec, run, walked=False):
         """Makes sure the SortedIndex of ``spec`` exists; one of a large store is built in the
-        executor (``_build_off_loop``), so the event loop never sorts the whole store."""
+        executor (``_build_off_loop``), so the event loop never sorts the whole store.
+        ``walked``: as for ``sorted_index``."""
         spec = tuple(spec)
-        if spec in self._sorted or len(self.rows) < OFF_LOOP_BUILD:
-            return self.sorted_index(spec)
+        if (not spec and not walked) or spec in self._sorted or \
+                len(self.rows) < OFF_LOOP_BUILD:
+            return self.sorted_index(spec, walked)
         index, built = await self._build_off_loop(spec, functools.partial(
             _sorted_index, spec, self.kind.properties), run)
         if built and spec not in self._sorted:
             self._sorted[spec] = index
             while len(self._sorted) > SORTED_INDEXES:
                 self._sorted.popitem(last=False)
-        return self.sorted_index(spec)
+        return self.sorted_index(spec, walked)
 
     async def ensure_filtered(self, spec, filters, props, run):
         """The FilteredIndex of ``filters`` sorted by ``spec``, kept per event from now on, or

@@ -46,7 +46,7 @@ def _store(rows, indexed=True):
     store.replace(rows, "1")
     if indexed:   # sorted indexes and counters kept (small) or rebuilt (large) by the re-list
         for spec in _SPECS:
-            store.sorted_index(spec)
+            store.sorted_index(spec, walked=True)
         store.status_tally(())
     return store
 
@@ -58,9 +58,9 @@ def _state(store):
         "scope": [id(r) for r in store.scope(())],
         "scopes": {ns: [id(r) for r in store.scope((ns,))] for ns in _NAMESPACES},
         "joins": {name: store_module._state(index) for name, index in store.indexes.items()},
-        "sorted": {spec: ([id(r) for r in store.sorted_index(spec).all],
-                          {ns: [id(r) for r in sub]
-                           for ns, sub in store.sorted_index(spec).by_namespace.items()})
+        "sorted": {spec: ([id(r) for r in store.sorted_index(spec, walked=True).all],
+                          {ns: [id(r) for r in sub] for ns, sub in
+                           store.sorted_index(spec, walked=True).by_namespace.items()})
                    for spec in _SPECS},
         "pages": {spec: [id(r) for r in store.sorted_index(spec).page(("a", "b"), 1, 4)]
                   for spec in _SPECS},

@@ -85,7 +85,7 @@ def test_pages_off_incremental_indexes_equal_a_full_selection(initial, events, s
         assert indexable(kind, view, query, True)
         matches = None
         if filtering(kind, query):
-            index = store.sorted_index(sort_spec(query, kind.properties))
+            index = store.sorted_index(sort_spec(query, kind.properties), walked=True)
             matches = filtered_indexed(kind, index, scope, query)
         got_page, got_total, got_status = select_indexed(kind, view, rel, query, True, matches)
         order, total, status = select(kind, store.scope(scope), rel, query, True)
@@ -104,14 +104,43 @@ def test_pages_off_incremental_indexes_equal_a_full_selection(initial, events, s
 def test_an_index_kept_per_event_equals_one_built_from_scratch(initial, events, sorts):
     kind, store = _store(initial)
     spec = tuple((p, a) for p, a in sorts if p in kind.properties)
-    index = store.sorted_index(spec)
+    index = store.sorted_index(spec, walked=True)
     _apply(kind, store, events)
-    assert store.sorted_index(spec) is index
+    assert store.sorted_index(spec, walked=True) is index
     fresh = SortedIndex(spec, store.rows.values(), kind.properties)
     assert list(index.all) == list(fresh.all)
     assert {ns: list(s) for ns, s in index.by_namespace.items()} == {
         ns: list(s) for ns, s in fresh.by_namespace.items()}
     assert list(index.all) == dataselect.sort_rows(store.scope(()), spec, kind.properties)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_POD, max_size=25), st.lists(_EVENT, max_size=40), _SCOPE, st.integers(0, 30),
+       st.integers(0, 30))
+def test_no_sort_reads_the_store_in_list_order_with_nothing_built(initial, events, scope,
+                                                                   start, length):
+    """A page of no sort (the API server's order) is read off the store's names, kept per
+    event, namespaces coming and going included: nothing is sorted, built or kept for it."""
+    kind, store = _store(initial)
+    builds = []
+
+    async def run(fn, *args):
+        builds.append(fn)
+        return fn(*args)
+    _apply(kind, store, events)
+    limit, store_module.OFF_LOOP_BUILD = store_module.OFF_LOOP_BUILD, 0
+    try:
+        order = asyncio.run(store.ensure_index((), run))
+    finally:
+        store_module.OFF_LOOP_BUILD = limit
+    assert builds == [] and not store._sorted
+    expected = sorted(((ns, name) for ns, name in store.rows if not scope or ns in scope),
+                      key=lambda key: (key[0] + "/", key[1]))
+    assert [(r.namespace, r.name) for r in order.rows(scope)] == expected
+    page = order.page(scope, start, start + length)
+    assert [(r.namespace, r.name) for r in page] == expected[start:start + length]
+    assert all(r is store.rows[(r.namespace, r.name)] for r in page)
+    assert order.count(scope) == len(expected)
 
 
 def test_indexes_are_bounded_and_dropped_by_a_relist():
@@ -157,14 +186,15 @@ def test_an_index_built_in_the_executor_takes_the_events_of_meanwhile(initial, e
         return fn(*args)
 
     async def scenario():
-        both = asyncio.gather(store.ensure_index(spec, run), store.ensure_index(spec, run))
+        both = asyncio.gather(store.ensure_index(spec, run, walked=True),
+                              store.ensure_index(spec, run, walked=True))
         return await both
     limit, store_module.OFF_LOOP_BUILD = store_module.OFF_LOOP_BUILD, 0
     try:
         first, second = asyncio.run(scenario())
     finally:
         store_module.OFF_LOOP_BUILD = limit
-    assert first is second is store.sorted_index(spec) and len(builds) == 1
+    assert first is second is store.sorted_index(spec, walked=True) and len(builds) == 1
     assert list(first.all) == dataselect.sort_rows(store.scope(()), spec, kind.properties)
     fresh = SortedIndex(spec, store.rows.values(), kind.properties)
     assert {ns: list(s) for ns, s in first.by_namespace.items()} == {
