@@ -155,11 +155,7 @@ def main(argv=None):
                                "cpu": summary(ratios(pairs, page, "cpu_ms_per_page"))}
                         for page in PAGES}
     result["table"] = table(result)
-    print(result["table"])
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=2)
-    return result
+    return bench_scale.report(result, args.json)
 
 
 if __name__ == "__main__":

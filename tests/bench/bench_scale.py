@@ -838,9 +838,14 @@ def main(argv=None):
                                                  side.get("watch_rss_mib"),
                                                  side.get("first_scrape_after_s"),
                                                  side.get("pod_lists"))
+    return report(result, args.json)
+
+
+def report(result, path):
+    """Prints the result's table and writes the whole result as JSON to ``path``, if any."""
     print(result["table"])
-    if args.json:
-        with open(args.json, "w") as f:
+    if path:
+        with open(path, "w") as f:
             json.dump(result, f, indent=2)
     return result
 
