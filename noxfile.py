@@ -1,5 +1,5 @@
 """The unit tests and a smoke test of the gateway against the local cluster on every CPython the
-project supports (setup.py's classifiers, README "Supported Pythons"):
+project supports (setup.py's classifiers, docs/install.md, "Supported Pythons"):
 
     .venv/bin/nox                  every version
     .venv/bin/nox -p 3.9 -p 3.13   some of them

@@ -8,10 +8,12 @@ setup(
     description="HTTP/JSON gateway for the Kubernetes Dashboard web UI",
     packages=find_packages(include=["dashboard_api", "dashboard_api.*",
                                     "metrics_sidecar", "metrics_sidecar.*"]),
-    # The home page's files (dashboard_api/home, served at / without --web-root).
-    package_data={"dashboard_api": ["home/*.html", "home/*.css", "home/*.js", "home/*.svg"]},
-    # Tested on each (noxfile.py; README "Supported Pythons"); the locks in requirements/ serve
-    # every version from python_requires up.
+    # The web pages' files: the home page's (dashboard_api/web/home, served at / without
+    # --web-root) and the sign-in's session script (dashboard_api/web/session.js).
+    package_data={"dashboard_api.web": ["home/*.html", "home/*.css", "home/*.js",
+                                        "home/*.svg", "*.js"]},
+    # Tested on each (noxfile.py; docs/install.md, "Supported Pythons"); the locks in
+    # requirements/ serve every version from python_requires up.
     python_requires=">=3.9",
     classifiers=[
         "Programming Language :: Python :: 3",
@@ -60,7 +62,7 @@ setup(
     },
     entry_points={
         "console_scripts": [
-            "dashboard-api=dashboard_api.__main__:main",
+            "dashboard-api=dashboard_api.app.main:main",
             "metrics-sidecar=metrics_sidecar.__main__:main",
         ],
     },

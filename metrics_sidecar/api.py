@@ -20,9 +20,8 @@ import kubernetes.config
 import ujson
 import urllib3
 
-from dashboard_api.cluster.config import bearer_token
-from dashboard_api.cluster.deadlines import (Deadline, DeadlinePassed, pool_socket_options,
-                                             read_body)
+from dashboard_api.kubeapi.config import bearer_token
+from dashboard_api.kubeapi.deadlines import Deadline, DeadlinePassed, pool_socket_options, read_body
 
 USER_AGENT = "metrics-sidecar"
 

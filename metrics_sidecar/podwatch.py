@@ -8,7 +8,7 @@ for, so that version stays recent); a 410 (or any ERROR event) lists again, the 
 answering meanwhile; other failures back off, jittered, doubling up to ``MAX_BACKOFF``, and
 resume from the last version.
 
-Why not dashboard_api/cluster/watch.py's Reflector: it runs on the gateway's cluster handles,
+Why not dashboard_api/kubeapi/watch.py's Reflector: it runs on the gateway's cluster handles,
 executor and Tornado client (service identity, TLS context, error mapping), which the sidecar,
 a process of its own with a kubeconfig and a urllib3 pool, does not have; and its watch events
 are decoded on the event loop. Here the WATCH is read in a daemon thread of its own, where each

@@ -1,7 +1,12 @@
-"""Shared fixtures: one real local cluster per test session (tests/cluster/)."""
+"""Shared fixtures: one real local cluster per test session (tests/cluster/), its users'
+tokens, fresh namespaces; and the shared plugins every directory may ask of by name (the
+gateways, tests/support/fixtures.py; the browser, tests/support/browser.py)."""
+
 import pytest
 
 from tests.cluster.controlplane import ClusterStartError, LocalCluster
+
+pytest_plugins = ("tests.support.fixtures", "tests.support.browser")
 
 
 @pytest.fixture(scope="session")

@@ -7,27 +7,12 @@ the token, and the name is only shown to its owner. Bound service-account tokens
 nondeterministic order and missed legacy tokens; both paths are looked up directly here.
 """
 
-import base64
-import binascii
-
-import ujson
-
-
-def _payload(token):
-    parts = token.split(".")
-    if len(parts) != 3:
-        return None
-    try:
-        raw = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))
-        payload = ujson.loads(raw)
-    except (binascii.Error, ValueError):
-        return None
-    return payload if isinstance(payload, dict) else None
+from dashboard_api.serving.bearer import unverified_claims
 
 
 def service_account_name(token):
     """The service account's name carried by ``token``, or None."""
-    payload = _payload(token)
+    payload = unverified_claims(token)
     if payload is None:
         return None
     bound = payload.get("kubernetes.io")
@@ -37,12 +22,3 @@ def service_account_name(token):
             return account["name"]
     legacy = payload.get("kubernetes.io/serviceaccount/service-account.name")
     return legacy if isinstance(legacy, str) else None
-
-
-def subject(token):
-    """The ``sub`` claim of a JWT ``token`` (for a service account's token, the user name
-    ``system:serviceaccount:<namespace>:<name>``), or None. Unverified: for the audit line of
-    requests the API server has accepted."""
-    payload = _payload(token)
-    sub = payload.get("sub") if payload else None
-    return sub if isinstance(sub, str) and sub else None

@@ -19,9 +19,9 @@ time runs out the write still succeeds and its reply carries ``Warning: 299 - ".
 list may lag. Waiters are futures resolved by the store's apply path on the event loop; each is
 removed when it resolves or times out, and at most ``limit`` wait at once.
 
-Identical concurrent lists of one caller share one answer (listing.Pipeline.list_kind); a list asked
-after a write must not join one asked before it, so each write counts in ``cluster.writes``,
-which that sharing's key includes.
+Identical concurrent lists of one caller share one answer (lists.pipeline.Pipeline.list_kind);
+a list asked after a write must not join one asked before it, so each write counts in
+``cluster.writes``, which that sharing's key includes.
 """
 
 import asyncio
@@ -264,7 +264,7 @@ def own_writes(handle, cache, handler, timeout):
     """The request's copy of the caller's handle (handles may be shared by --cache-enabled)
     whose successful writes of objects wait for the watch cache (``cache`` None: the
     pass-through path, no wait), then count in ``cluster.writes``: a list asked after the
-    write never joins one asked before it (listing.Pipeline.list_kind).
+    write never joins one asked before it (lists.pipeline.Pipeline.list_kind).
 
     The handler is reached weakly: the copy is kept by the handler's reads, and a strong
     reference back made a cycle that only the collector freed, with the whole request

@@ -1,10 +1,10 @@
-"""A store's index of one field (spec/fields.py ``Field``): the rows whose field has a value,
+"""A store's index of one field (query/fields.py ``Field``): the rows whose field has a value,
 sorted per namespace by (that value, name), for the field selectors on it (issue #30).
 
 ``involvedObject.name=x,involvedObject.kind=K`` (an object's events sublist) or
 ``spec.nodeName=n`` (a node's pods) then reads the rows of ``x`` by bisection in each namespace
 asked, O(log n + matches) a namespace, instead of a walk of every object of the namespaces;
-the selector is still tested on each of them (cache/source.py), so the answer is the walk's.
+the selector is still tested on each of them (lists/cachesource.py), so the answer is the walk's.
 
 Each namespace keeps two lists side by side: the values (the record's own strings, shared) and
 the rows. Two list slots a row, 18-24 bytes with the lists' spare room (measured on the
@@ -17,7 +17,7 @@ loop changes it; readers run on the event loop too.
 
 import bisect
 
-from dashboard_api.cache.sorted import _slashed
+from dashboard_api.cache.sorted import slashed
 
 
 class FieldIndex:
@@ -91,7 +91,7 @@ class FieldIndex:
         """The rows whose field is ``value`` in the namespaces (empty: all), in the store's
         order (store.scope): namespace by namespace as asked (all: in key order), by name."""
         out = []
-        for ns in dict.fromkeys(namespaces) if namespaces else sorted(self.lists, key=_slashed):
+        for ns in dict.fromkeys(namespaces) if namespaces else sorted(self.lists, key=slashed):
             found = self.lists.get(ns)
             if found is not None:
                 values, rows = found

@@ -20,14 +20,15 @@ loop only; readers in the executor read ``owners()``, a view of a dict replaced 
 """
 
 from dashboard_api.cache.summed import Summed
-from dashboard_api.spec import joins
+from dashboard_api.kinds import joins
 from dashboard_api.summaries.common import uid
 
 
 def join_stores(stores):
-    """Keeps the joins that spec.joins declares (JOINED, LIFTED, COUNTED, SUMMED) whose kinds are
-    all cached in ``stores`` ({kind name: Store}): each in its first kind's ``joins``, with the
-    other stores it reads (Related.joined answers only for related reads of those)."""
+    """Keeps the joins that kinds/joins.py declares (JOINED, LIFTED, COUNTED, SUMMED) whose
+    kinds are all cached in ``stores`` ({kind name: Store}): each in its first kind's
+    ``joins``, with the other stores it reads (ScopeRead.joined answers only for related reads
+    of those)."""
     for name, (kind, index, other, other_index, owner_of) in joins.JOINED.items():
         left, right = stores.get(kind), stores.get(other)
         if left is not None and right is not None:

@@ -3,8 +3,8 @@
 Both sources of a list (the watch cache and the pass-through LIST) slim every object the same
 way, so the two give the same bytes. Details (one object) are read whole from the API server.
 
-What is kept of a kind is declared in its spec (``Spec.projection``; the projections, each with
-why, are at the top of kinds.py): pods keep of their spec and status only what summaries read,
+What is kept of a kind is declared with the kind (``Kind.projection``; the projections, each with
+why, are at the top of kinds/table.py): pods keep of their spec and status only what summaries read,
 workloads keep of their pod template only its containers' names and images (a replica set also
 a fingerprint of it), nodes lose their images, events their reporting fields, config maps their
 data. Dropped everywhere, here: ``metadata.managedFields`` and the
@@ -236,14 +236,14 @@ def pooled(record, previous=None):
     return record
 
 
-# A row's sort and filter keys (cache/store.py ``row_of``, dataselect.keys_of) repeat too: the
+# A row's sort and filter keys (cache/rows.py ``row_of``, query.properties.keys_of) repeat too: the
 # text of a namespace, a status, a count made for each object. One copy of each string, in a pool
 # of their own (names flow through it too), bounded the same way.
 _texts = {}
 
 
 def pooled_keys(keys):
-    """``keys`` (a tuple, dataselect.keys_of) with its strings shared."""
+    """``keys`` (a tuple, query.properties.keys_of) with its strings shared."""
     global _texts
     if len(_texts) > POOL_SIZE:
         _texts = {}

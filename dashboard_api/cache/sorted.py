@@ -1,9 +1,9 @@
 """Sorted indexes of a store's rows, kept per event (issue #19, item 4).
 
 A ``SortedIndex`` holds a store's rows in the order of one sort spec (``((property, ascending),
-...)``, already cut at the first unknown property as dataselect.sort_rows does), ties broken by
+...)``, already cut at the first unknown property as query.rows.sort_rows does), ties broken by
 ``(namespace + "/", name)``: the API server's list order, so a page read off the index is the
-page dataselect's stable sort of the store's scope gives. Descending keys compare reversed
+page query.rows' stable sort of the store's scope gives. Descending keys compare reversed
 (integers negated, strings wrapped) while the tie part stays ascending, as a stable sort with
 ``reverse=True`` keeps equal rows in their original order.
 
@@ -17,7 +17,7 @@ import itertools
 
 from sortedcontainers import SortedKeyList
 
-from dashboard_api import dataselect
+from dashboard_api.query import properties, rows as query_rows
 
 
 class Desc:
@@ -56,7 +56,7 @@ def _neg(value):
 _SLASHED = {}   # namespace -> namespace + "/", one string shared by every key
 
 
-def _slashed(namespace):
+def slashed(namespace):
     found = _SLASHED.get(namespace)
     if found is None:
         found = _SLASHED.setdefault(namespace, namespace + "/")
@@ -67,19 +67,19 @@ def key_function(spec, props):
     """The index key of a row for ``spec`` (of properties of ``props``): its sort values, then
     namespace + "/" and name."""
     if not spec:
-        return lambda row: (_slashed(row.namespace), row.name)
+        return lambda row: (slashed(row.namespace), row.name)
     if len(spec) == 1:
         (prop, ascending), = spec
-        at = dataselect.position(props, prop) + 1   # the sort value
+        at = properties.position(props, prop) + 1   # the sort value
         if ascending:
-            return lambda row: (row.keys[at], _slashed(row.namespace), row.name)
-        return lambda row: (_neg(row.keys[at]), _slashed(row.namespace), row.name)
-    parts = tuple((dataselect.position(props, p) + 1, a) for p, a in spec)
+            return lambda row: (row.keys[at], slashed(row.namespace), row.name)
+        return lambda row: (_neg(row.keys[at]), slashed(row.namespace), row.name)
+    parts = tuple((properties.position(props, p) + 1, a) for p, a in spec)
 
     def key(row):
         keys = row.keys
         return tuple(keys[p] if a else _neg(keys[p]) for p, a in parts) + (
-            _slashed(row.namespace), row.name)
+            slashed(row.namespace), row.name)
     return key
 
 
@@ -188,7 +188,7 @@ class ListOrder:
         store = self.store
         names, rows = store.names, store.rows
         order = store.namespace_order() if not namespaces else \
-            sorted(dict.fromkeys(namespaces), key=_slashed)
+            sorted(dict.fromkeys(namespaces), key=slashed)
         want = None if stop is None else max(0, stop - start)
         found = []
         for ns in order:
@@ -218,7 +218,7 @@ class FilteredIndex(SortedIndex):
         super().__init__(spec, rows, props)
 
     def passes(self, row):
-        return bool(dataselect.filter_rows((row,), self.filters, self.props))
+        return bool(query_rows.filter_rows((row,), self.filters, self.props))
 
     def change(self, old, new):
         super().change(old if old is not None and self.passes(old) else None,
@@ -230,7 +230,7 @@ def filtered_index(spec, filters, props, rows, broad):
     them pass: a broad filter's walk costs a few times its matches anyway, and not keeping it
     bounds what each filtered index holds."""
     rows = list(rows)
-    matches = dataselect.filter_rows(rows, filters, props)
+    matches = query_rows.filter_rows(rows, filters, props)
     if len(matches) * broad > len(rows):
         return None
     return FilteredIndex(spec, filters, props, matches)

@@ -1,5 +1,5 @@
-"""Sums kept per event over the rows of each value of an index: per node, how many pods run on it and what
-they request and limit (a node list item's allocated resources; issue #30).
+"""Sums kept per event over the rows of each value of an index: per node, how many pods run on
+it and what they request and limit (a node list item's allocated resources; issue #30).
 
 A node list page read each of its nodes' pods with a field selector (matched pod by pod) and
 summed their requests and limits in Fractions: ~30 pods a node at 150,000 pods on 5,000 nodes,
@@ -12,20 +12,20 @@ value that match ``selector`` (a field selector: pods neither Succeeded nor Fail
 and ``parts_of`` their objects (a pod's requests and limits) summed key by key. A value's sums
 are made from its rows when first asked (O(its rows)), then kept per event (O(1) a row in or
 out), also when its last row leaves (a node's zero: the values kept are at most the nodes
-pages asked for); a full LIST swapping the index's state in drops them all (O(1) on the event loop, where summing 150,000 pods again would hold it
-for a second). Sums are exact (Fractions), so sums kept through any events equal those made
-afresh. Changed on the event loop only, and read there (listing's ``finish`` runs there); sums
-asked from another thread are made afresh and not kept (an event applied meanwhile would be
-missing from them for good).
+pages asked for); a full LIST swapping the index's state in drops them all (O(1) on the event
+loop, where summing 150,000 pods again would hold it for a second). Sums are exact (Fractions),
+so sums kept through any events equal those made afresh. Changed on the event loop only, and
+read there (the pipeline's ``finish`` runs there); sums asked from another thread are made
+afresh and not kept (an event applied meanwhile would be missing from them for good).
 
-``Selected`` is the cache's answer to a read of one bucket with that selector (cache/source.py):
-the objects are listed only when iterated (the node detail's pods), ``totals()`` gives the
-sums (summaries.cluster.allocated).
+``SummedRead`` is the cache's answer to a read of one bucket with that selector
+(lists/cachesource.py): the objects are listed only when iterated (the node detail's pods),
+``totals()`` gives the sums (summaries.cluster.allocated).
 """
 
 import threading
 
-from dashboard_api.cache import selectors
+from dashboard_api.query import selectors
 
 
 class Summed:
@@ -82,7 +82,7 @@ class Summed:
                 total[key] = total.get(key, 0) + (value if sign > 0 else -value)
 
 
-class Selected:
+class SummedRead:
     """The objects of one bucket of ``summed``'s index that match its selector, as a related
     read: listed (in the store's order) only when iterated; ``totals()``: their count and sums,
     kept per event."""

@@ -1,7 +1,7 @@
 """What belongs to one cluster: its API client, discovery, watch cache, list pipeline, access
 answers, settings, metrics sidecar and terminal sessions.
 
-A handler is given the ClusterContext of its request's path (serving/server.py) and reaches
+A handler is given the ClusterContext of its request's path (app/server.py) and reaches
 nothing of a cluster through anything else, so that one cluster's objects, answers, budgets and
 faults never meet another's.
 """
@@ -10,23 +10,23 @@ import asyncio
 import logging
 import time
 
-from dashboard_api import terminal
-from dashboard_api.cache import WatchCache
-from dashboard_api.cache.access import Access
-from dashboard_api.cache.passthrough import ChunkedList, ListSlots
-from dashboard_api.cache.source import CacheSource, NamespaceCandidates
+from dashboard_api.cache.watchcache import WatchCache
 from dashboard_api.clusters.probe import Probe
-from dashboard_api.handlers.settings import SettingsStore
-from dashboard_api.listing import Pipeline
+from dashboard_api.lists.access import Access
+from dashboard_api.lists.cachesource import CacheSource
+from dashboard_api.lists.candidates import NamespaceCandidates
+from dashboard_api.lists.passthrough import ChunkedList, ListSlots
+from dashboard_api.lists.pipeline import Pipeline
 from dashboard_api.metrics import lists as metric_lists
-from dashboard_api.metrics.sidecar import SidecarClient
-from dashboard_api.metrics.sidecar import read_token as read_sidecar_token
+from dashboard_api.metrics.sidecar import SidecarClient, read_token as read_sidecar_token
+from dashboard_api.terminal import endpoint as terminal
+from dashboard_api.web.settingsstore import SettingsStore
 
 log = logging.getLogger("dashboard_api")
 
 
 class ClusterContext:
-    """``name`` (its path segment), ``api`` (cluster.Cluster: pools, executor, rate limit,
+    """``name`` (its path segment), ``api`` (kubeapi.client.Cluster: pools, executor, rate limit,
     discovery), ``default`` (served at the root too), ``settings``, ``sidecar`` (None when
     metrics are off), ``cache`` (None when off), ``source`` and ``pipeline`` (the list
     pipeline over the cache or the caller's own LISTs), ``terminals``, ``probe`` (version and

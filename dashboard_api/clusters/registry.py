@@ -11,14 +11,15 @@ import logging
 
 from dashboard_api.clusters import sources
 from dashboard_api.clusters.context import ClusterContext
-from dashboard_api.cluster import config as cluster_config
+from dashboard_api.kubeapi import config as cluster_config
+from dashboard_api.serving.paths import split_path
 
 log = logging.getLogger("dashboard_api")
 
 
 class Clusters:
-    """``make_api(config)`` builds a cluster.Cluster from a ClusterConfig (one executor of its
-    own each); ``secret`` is the shared key terminal ids are sealed under."""
+    """``make_api(config)`` builds a kubeapi.client.Cluster from a ClusterConfig (one executor
+    of its own each); ``secret`` is the shared key terminal ids are sealed under."""
 
     def __init__(self, options, make_api, secret):
         self.options = options
@@ -58,7 +59,6 @@ class Clusters:
 
     def sessions_of(self, path):
         """The terminal sessions of the cluster a SockJS path belongs to (None: unknown)."""
-        from dashboard_api.clusters import split_path
         name, _rest = split_path(path)
         cluster = self.default if name is None else self.by_name.get(name)
         return cluster.terminals if cluster is not None else None

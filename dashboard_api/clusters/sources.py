@@ -17,7 +17,7 @@ import re
 
 import yaml
 
-from dashboard_api.cluster import config as cluster_config
+from dashboard_api.kubeapi import config as cluster_config
 
 IN_CLUSTER = "in-cluster"
 FLAGS_ONLY = "default"  # the name of the one cluster of --apiserver-host without a kubeconfig
@@ -110,7 +110,7 @@ def in_pod():
 
 
 def load(entry, options, default):
-    """The cluster.config.ClusterConfig of ``entry``. --apiserver-host, --apiserver-ca-bundle
+    """The kubeapi.config.ClusterConfig of ``entry``. --apiserver-host, --apiserver-ca-bundle
     and --apiserver-skip-tls-verify apply to the default cluster only."""
     return cluster_config.load(options, kubeconfig=entry.kubeconfig, context=entry.context,
                                overrides=default)

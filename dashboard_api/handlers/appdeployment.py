@@ -8,13 +8,12 @@ document failed, why, and which were created before it. The three validators are
 CSRF; ``validate/name`` needs a token (it reads with the caller's rights).
 """
 
-from dashboard_api import appdeploy
-
-from dashboard_api.serving import bounded
-from dashboard_api.cluster.discovery import segment
-from dashboard_api.serving.errors import ApiError, bad_request, from_apiserver
 from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.kubeapi.discovery import segment
+from dashboard_api.serving import bounded
+from dashboard_api.serving.errors import ApiError, bad_request, from_apiserver
 from dashboard_api.serving.routes import COMMAND_BODY, Route
+from dashboard_api.writes import appdeploy
 
 
 def _object(handler):

@@ -7,13 +7,12 @@ import time
 import tornado.web
 import ujson
 
-from dashboard_api import webui
-
-from dashboard_api.serving import bounded, params
-from dashboard_api.auth.bearer import bearer_token
 from dashboard_api.cache.applied import own_writes
-from dashboard_api.cluster.client import is_impersonation_header
+from dashboard_api.kubeapi.client import is_impersonation_header
+from dashboard_api.serving import bounded, params
+from dashboard_api.serving.bearer import bearer_token
 from dashboard_api.serving.errors import REASONS, ApiError, bad_request, unauthorized
+from dashboard_api.web import webui
 
 log = logging.getLogger("dashboard_api.handlers")
 
@@ -31,7 +30,7 @@ class BaseHandler(tornado.web.RequestHandler):
 
     @property
     def ctx(self):
-        """The process's context (serving/context.py)."""
+        """The process's context (app/context.py)."""
         return self.application.ctx
 
     @property
@@ -70,7 +69,7 @@ class BaseHandler(tornado.web.RequestHandler):
                           self.cluster.cache, self, self.ctx.options.read_your_writes_timeout)
 
     def reads(self):
-        """The request's listing.Fetch (401 without a token); the list slots it holds are
+        """The request's lists.fetch.Fetch (401 without a token); the list slots it holds are
         given back when the request ends, however it ends."""
         fetch = self.cluster.pipeline.fetch(self.caller(), self.cluster.api)
         self._fetches.append(fetch)
@@ -87,7 +86,7 @@ class BaseHandler(tornado.web.RequestHandler):
     # --- input ----------------------------------------------------------------------------
 
     async def prepare(self):
-        # Bodies over --max-body-size never get here: dashboard_api/bodylimit.py answers 413
+        # Bodies over --max-body-size never get here: dashboard_api/serving/bodylimit.py answers 413
         # as soon as the headers (or too many chunks) are in.
         params.check_query(self.request.query_arguments)
         route = self.route
@@ -226,7 +225,7 @@ class NotFoundHandler(BaseHandler):
 
 
 class UnknownClusterHandler(BaseHandler):
-    """/clusters/{name}/... of a name no cluster has (serving/server.py)."""
+    """/clusters/{name}/... of a name no cluster has (app/server.py)."""
 
     def prepare(self):
         raise ApiError(404, "no cluster named %s is served here"

@@ -1,7 +1,7 @@
 """GET /api/v1/cluster: which cluster this gateway serves, for a signed-in caller; GET
 /api/v1/clusters: every cluster it serves (issue #28).
 
-The home page (dashboard_api/home) shows it after sign-in. The API server's address is shown
+The home page (dashboard_api/web/home) shows it after sign-in. The API server's address is shown
 only to a caller whose token that API server accepts: it is internal topology (often a private
 address) that the gateway may be reachable from further than the API server is, so it is not
 in the token-free ``/config``. The caller's token is checked the way sign-in checks it (GET
@@ -15,8 +15,8 @@ makes the list wait.
 
 import urllib.parse
 
-from dashboard_api.clusters import base_path
 from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.serving.paths import base_path
 from dashboard_api.serving.routes import Route
 
 

@@ -8,10 +8,10 @@ is the secret list item built from the request, as upstream.
 import base64
 import binascii
 
-from dashboard_api import names
-from dashboard_api.serving.errors import bad_request
 from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.serving.errors import bad_request
 from dashboard_api.serving.routes import COMMAND_BODY, Route
+from dashboard_api.writes import names
 
 DOCKERCFG = "kubernetes.io/dockercfg"
 

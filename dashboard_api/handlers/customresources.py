@@ -5,24 +5,24 @@
 is ignored for cluster-scoped CRDs), ``.../{object}`` (detail) and ``.../{object}/event``.
 ``{crd}`` is the CRD's name (``plural.group``). The CRD is read with the caller's token first;
 its first served version says where the objects live. The CRD list is an ordinary row of the
-kinds table; the detail is here because its objects' spec is built from the CRD (``Spec.of_crd``).
+kinds table; the detail is here because its objects' spec is built from the CRD (``Kind.of_crd``).
 """
 
-from dashboard_api import kinds
-from dashboard_api.dataselect import FIRST_TEN
-from dashboard_api.serving.errors import not_found
 from dashboard_api.handlers.resources import ResourceHandler
-from dashboard_api.reads import ALL, Namespaces, Need
+from dashboard_api.kinds import table as kinds
+from dashboard_api.kinds.kind import Kind
+from dashboard_api.query.listquery import FIRST_TEN
+from dashboard_api.query.reads import ALL, Namespaces, Need
+from dashboard_api.serving.errors import not_found
 from dashboard_api.serving.routes import Route
-from dashboard_api.spec import Spec
 from dashboard_api.summaries import crds, events
-from dashboard_api.summaries.common import Related
 from dashboard_api.summaries.common import name as name_of
+from dashboard_api.summaries.related import Related
 
 
 def object_kind(crd, resource):
     """The spec of one CRD's objects, built per request from the CRD."""
-    return Spec.of_crd(name_of(crd), resource, crds.object_summary(crd))
+    return Kind.of_crd(name_of(crd), resource, crds.object_summary(crd))
 
 
 class DefinitionDetailHandler(ResourceHandler):
@@ -61,8 +61,8 @@ class ObjectListHandler(CustomObjectHandler):
         definition, resource = await self.definition(fetch, crd)
         namespaces = Namespaces.parse(namespace) if resource.namespaced else ALL
         raw = await fetch.list(resource, namespaces)
-        out = await self.cluster.pipeline.assemble(fetch, object_kind(definition, resource), raw, namespaces,
-                                     query)
+        out = await self.cluster.pipeline.assemble(fetch, object_kind(definition, resource), raw,
+                                                   namespaces, query)
         out["typeMeta"] = crds.list_type_meta(definition)
         self.write_json(out)
 
@@ -80,8 +80,8 @@ class ObjectEventsHandler(CustomObjectHandler):
     async def get(self, namespace, crd, name):
         fetch, query = self.start()
         _, obj = await self.parent(fetch, namespace, crd, name)
-        self.write_json(await self.cluster.pipeline.sublist(fetch, obj, events.RESOURCE_EVENTS, query,
-                                              self.arg))
+        self.write_json(await self.cluster.pipeline.sublist(fetch, obj, events.RESOURCE_EVENTS,
+                                                            query, self.arg))
 
 
 _BASE = "/api/v1/crd/{namespace}/{crd}"

@@ -12,12 +12,12 @@ without the eviction subresource gets plain deletes.
 import asyncio
 import time
 
-from dashboard_api import drainplan
 from dashboard_api.cache.applied import deleted
-from dashboard_api.cluster.discovery import segment
-from dashboard_api.serving.errors import ApiError, from_apiserver
 from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.kubeapi.discovery import segment
+from dashboard_api.serving.errors import ApiError, from_apiserver
 from dashboard_api.serving.routes import Route
+from dashboard_api.writes import drainplan
 
 RETRY_SECONDS = 1.0
 

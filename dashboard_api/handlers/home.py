@@ -1,4 +1,4 @@
-"""The gateway's own home page at / when no --web-root is given (dashboard_api/home).
+"""The gateway's own home page at / when no --web-root is given (dashboard_api/web/home).
 
 A person who opens the URL ``bin/dashboard`` prints finds what runs, a sign-in field and a first
 look through the API, instead of a JSON 404. Plain HTML, CSS and JavaScript shipped in the
@@ -12,19 +12,19 @@ reads one only to take the ID token an OpenID Connect sign-in left for it.
 
 Under a cluster's path (``/clusters/{name}/``) the page gets that path as its <base> (its calls
 are relative), so there its base-uri is 'self' rather than 'none'; with several clusters the root
-serves the cluster picker instead (handlers/picker.py).
+serves the cluster picker instead (web/picker.py).
 """
 
 import os
 
 import tornado.web
 
-from dashboard_api.clusters import base_path
 from dashboard_api.handlers import picker
-from dashboard_api.handlers.static import (FRAME_HEADERS, INDEX, NO_CACHE, UiFileHandler,
-                                           with_base)
+from dashboard_api.handlers.static import UiFileHandler
+from dashboard_api.serving.paths import base_path
+from dashboard_api.web.pages import (FRAME_HEADERS, HOME_ROOT, INDEX, NO_CACHE, wants_picker,
+                                     with_base)
 
-ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "home")
 FILES = (INDEX, "home.css", "home.js", "favicon.svg")
 PATTERN = r"/(|%s)$" % "|".join(name.replace(".", r"\.") for name in FILES)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -40,13 +40,13 @@ class HomeHandler(UiFileHandler):
 
     async def get(self, path, include_body=True):
         if not path or path == INDEX:
-            if picker.wanted(self):
+            if wants_picker(self):
                 return picker.serve(self, include_body)
             path = INDEX
             self.set_header("Cache-Control", NO_CACHE)
             name = getattr(self.request, "cluster_name", None)
             if name is not None:
-                self.absolute_path = os.path.join(ROOT, INDEX)  # its ETag: the file's
+                self.absolute_path = os.path.join(HOME_ROOT, INDEX)  # its ETag: the file's
                 with open(self.absolute_path, "rb") as f:
                     page = with_base(f.read(), base_path(name))
                 self.set_header("Content-Type", "text/html; charset=UTF-8")
@@ -56,4 +56,4 @@ class HomeHandler(UiFileHandler):
 
 
 def url_spec():
-    return tornado.web.url(PATTERN, HomeHandler, {"path": ROOT})
+    return tornado.web.url(PATTERN, HomeHandler, {"path": HOME_ROOT})

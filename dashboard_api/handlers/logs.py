@@ -4,16 +4,16 @@ import logging
 
 import tornado.iostream
 
-from dashboard_api import kinds
-from dashboard_api.serving.errors import ApiError, bad_request, not_found
 from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.kinds import table as kinds
 from dashboard_api.logs import sources
 from dashboard_api.logs.details import LogBuffer, ReadPlan, log_details
 from dashboard_api.logs.lines import parse_rfc3339
 from dashboard_api.logs.selection import (BEGINNING, END, NEWEST, OLDEST, PAGE_LINES, LineId,
                                           Selection)
+from dashboard_api.serving.errors import ApiError, bad_request, not_found
 from dashboard_api.serving.routes import Route
-from dashboard_api.summaries.common import Related
+from dashboard_api.summaries.related import Related
 
 log = logging.getLogger("dashboard_api.handlers.logs")
 

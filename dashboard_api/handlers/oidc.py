@@ -27,17 +27,15 @@ import ujson
 from dashboard_api.auth.oidc.flow import FlowError, safe_return
 from dashboard_api.auth.oidc.http import ProviderError
 from dashboard_api.auth.oidc.relyingparty import SignInError, oauth_error
-from dashboard_api.serving.errors import not_found, unauthorized
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.handlers.picker import cookie_path, ui_base
+from dashboard_api.serving.errors import not_found, unauthorized
 from dashboard_api.serving.routes import Route
+from dashboard_api.web.pages import (FLOW_COOKIE, OIDC_PREFIX, REFRESH_COOKIE, SESSION_SCRIPT,
+                                     TOKEN_COOKIE, cookie_path, refresh_path, ui_base,
+                                     with_session_script)
 
 log = logging.getLogger("dashboard_api.oidc")
 
-TOKEN_COOKIE = "token"           # the upstream web UI's
-FLOW_COOKIE = "dashboard_oidc_flow"
-REFRESH_COOKIE = "dashboard_oidc_refresh"
-PREFIX = "/oidc/"
 PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; " \
            "form-action 'none'; frame-ancestors 'none'"
 PAGE = """<!doctype html>
@@ -49,11 +47,6 @@ a{margin-right:1.5em}</style></head>
 <p><a href="%(base)soidc/login">Sign in again</a><a href="%(base)s">Open the dashboard</a></p>
 </body></html>
 """
-
-
-def refresh_path(base):
-    """The refresh cookie's Path for the web UI at ``base``: its /oidc/ routes."""
-    return base + PREFIX[1:]
 
 
 def set_refresh_cookie(handler, signin, tokens, issued=None, base=None):
@@ -154,7 +147,7 @@ class LoginHandler(OidcHandler):
             url = await self.signin.rp.authorization_url(flow)
         except ProviderError as exc:
             return self.page(503, "Sign-in is unavailable", exc.message)
-        self.set_cookie(FLOW_COOKIE, cookie, path=PREFIX + "callback",
+        self.set_cookie(FLOW_COOKIE, cookie, path=OIDC_PREFIX + "callback",
                         max_age=self.signin.flows.ttl, httponly=True, secure=self.secure,
                         samesite="Lax")
         self.go(url)
@@ -164,7 +157,7 @@ class CallbackHandler(OidcHandler):
     async def get(self):
         cookie = self.get_cookie(FLOW_COOKIE)
         # One callback per sign-in: the flow cookie goes whatever happens next.
-        self.clear_cookie(FLOW_COOKIE, path=PREFIX + "callback", secure=self.secure,
+        self.clear_cookie(FLOW_COOKIE, path=OIDC_PREFIX + "callback", secure=self.secure,
                           samesite="Lax")
         title = "Sign-in refused"
         try:
@@ -219,7 +212,6 @@ class LogoutHandler(OidcHandler):
         self.page(200, "Signed out", "You are signed out of the dashboard.")
 
 
-SCRIPT_TAG = '<script src="%soidc/session.js"></script>'
 # The index page asked for with this query is served as it is, without a sign-in redirect:
 # the way to the UI's own token and kubeconfig sign-in when OpenID Connect is configured.
 LOCAL_SIGN_IN = ("sign-in", "token")
@@ -241,60 +233,9 @@ def ui_index(handler, index_file):
                          status=303)
         return None
     with open(index_file, "rb") as f:
-        page = f.read()
-    at = page.lower().find(b"</head>")
-    at = at if at >= 0 else len(page)
-    return page[:at] + (SCRIPT_TAG % html.escape(base)).encode("utf-8") + page[at:]
+        return with_session_script(f.read(), base)
 
 
-SESSION_JS = """// Keeps an OpenID Connect session of the dashboard alive (served by the gateway,
-// issue 29). Before the ID token in the `token` cookie expires, asks for a fresh one (POST /oidc/refresh
-// reads the HttpOnly refresh cookie and sets a new `token` cookie); when the provider no longer
-// allows it, sends the person to sign in again. When the UI drops the token before it expires
-// (its sign-out), the session ends at the gateway and the provider too.
-(function () {
-  "use strict";
-  var ISSUER = %(issuer)s;
-  var BASE = %(base)s;  // the path of the web UI this page is (its cluster's, or "/")
-  var seen = null;
-  var busy = false;
-
-  function claims() {
-    var m = document.cookie.match(/(?:^|;\\s*)token=([^;]+)/);
-    if (!m) { return null; }
-    try {
-      var part = m[1].split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
-      var c = JSON.parse(atob(part + "===".slice((part.length + 3) %% 4)));
-      return c.iss === ISSUER && typeof c.exp === "number" ? c : null;
-    } catch (e) { return null; }
-  }
-
-  function here() { return location.pathname + location.search + location.hash; }
-
-  function refresh() {
-    busy = true;
-    fetch(BASE + "oidc/refresh", {method: "POST", credentials: "same-origin"}).then(function (r) {
-      busy = false;
-      if (r.status === 401) { location.assign(BASE + "oidc/login?return=" + encodeURIComponent(here())); }
-    }, function () { busy = false; });
-  }
-
-  function check() {
-    if (busy) { return; }
-    var now = Date.now() / 1000, c = claims();
-    if (c) {
-      seen = c;
-      var margin = Math.min(60, Math.max(2, (c.exp - (c.iat || now)) / 4));
-      if (now >= c.exp - margin) { refresh(); }
-    } else if (seen) {
-      if (now < seen.exp - 1) { location.assign(BASE + "oidc/logout"); } else { refresh(); }
-    }
-  }
-
-  setInterval(check, %(period)d);
-  check();
-}());
-"""
 CHECK_PERIOD_MS = 2000
 
 
@@ -302,24 +243,25 @@ class SessionScriptHandler(OidcHandler):
     def get(self):
         self.set_header("Content-Type", "text/javascript; charset=UTF-8")
         self.set_header("Cache-Control", "no-cache")
-        self.finish(SESSION_JS % {"issuer": ujson.dumps(self.signin.settings.issuer,
-                                                        escape_forward_slashes=False),
-                                  "base": ujson.dumps(self.base, escape_forward_slashes=False),
-                                  "period": CHECK_PERIOD_MS})
+        self.finish(SESSION_SCRIPT.substitute(
+            issuer=ujson.dumps(self.signin.settings.issuer, escape_forward_slashes=False),
+            base=ujson.dumps(self.base, escape_forward_slashes=False),
+            period=CHECK_PERIOD_MS))
 
 
 ROUTES = [
-    Route("/oidc/login", LoginHandler, "oidc-login", component="auth", feature="oidc", auth=False,
-          summary="Starts a sign-in at the OpenID Connect provider (a redirect there); "
+    Route("/oidc/login", LoginHandler, "oidc-login", component="auth", feature="oidc",
+          auth=False, summary="Starts a sign-in at the OpenID Connect provider (a redirect there); "
                   "`return`: the path to land on"),
-    Route("/oidc/callback", CallbackHandler, "oidc-callback", component="auth", feature="oidc", auth=False,
-          summary="Where the provider sends the browser back; sets the session cookies"),
-    Route("/oidc/refresh", RefreshHandler, "oidc-refresh", component="auth", feature="oidc", auth=False,
-          csrf=False, audit=False, max_body=1024,
+    Route("/oidc/callback", CallbackHandler, "oidc-callback", component="auth", feature="oidc",
+          auth=False, summary="Where the provider sends the browser back; sets the session cookies"),
+    Route("/oidc/refresh", RefreshHandler, "oidc-refresh", component="auth", feature="oidc",
+          auth=False, csrf=False, audit=False, max_body=1024,
           summary="A fresh ID token from the sealed refresh cookie (GET: a navigation, "
                   "POST: {expires} for the page's script)"),
-    Route("/oidc/logout", LogoutHandler, "oidc-logout", component="auth", feature="oidc", auth=False,
-          summary="Ends the session here and at the provider"),
+    Route("/oidc/logout", LogoutHandler, "oidc-logout", component="auth", feature="oidc",
+          auth=False, summary="Ends the session here and at the provider"),
     Route("/oidc/session.js", SessionScriptHandler, "oidc-session-script", component="auth",
-          feature="oidc", auth=False, summary="The script that keeps the web UI's OpenID Connect session alive"),
+          feature="oidc", auth=False,
+          summary="The script that keeps the web UI's OpenID Connect session alive"),
 ]

@@ -2,17 +2,17 @@
 
 GET returns the object exactly as the API server does. PUT takes the whole object as the user
 edited it: it is created when missing, else the difference against the live object is patched
-(dashboard_api/patches.py), read again and re-diffed on a conflict. DELETE takes
+(dashboard_api/writes/patches.py), read again and re-diffed on a conflict. DELETE takes
 ``propagation`` (Background, Foreground, Orphan; Foreground when absent, as upstream) and
 ``deleteNow`` (a one-second grace period, as ``kubectl delete --now``). PUT and DELETE answer
 204 with no body. Like every write, they run with the caller's token only.
 """
 
-from dashboard_api import patches, targets
-from dashboard_api.cluster.updates import patch_retrying
-from dashboard_api.serving.errors import ApiError, bad_request, from_apiserver
 from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.serving.errors import ApiError, bad_request, from_apiserver
 from dashboard_api.serving.routes import Route
+from dashboard_api.writes import patches, targets
+from dashboard_api.writes.updates import patch_retrying
 
 PROPAGATION = ("Background", "Foreground", "Orphan")
 

@@ -1,16 +1,17 @@
-"""The read routes of every kind, generated from the kinds table (dashboard_api/kinds.py).
+"""The read routes of every kind, generated from the kinds table (dashboard_api/kinds/table.py).
 
 Per row: ``/api/v1/{kind}`` and, for namespaced kinds, ``/api/v1/{kind}/{namespace}`` (lists; the
 namespace segment may be a comma list or a single space for all); ``.../{name}`` (detail) when the
 row has a detail; ``.../{name}/{suffix}`` for each of its sublists. Plus the generic
 ``/api/v1/{kind}/{namespace}/{name}/horizontalpodautoscaler``.
 
-The handlers only translate HTTP: the work is in the list pipeline (listing.Pipeline).
+The handlers only translate HTTP: the work is in the list pipeline (lists/pipeline.py Pipeline).
 """
 
-from dashboard_api import dataselect, kinds
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.reads import Namespaces
+from dashboard_api.kinds import table as kinds
+from dashboard_api.query import listquery
+from dashboard_api.query.reads import Namespaces
 from dashboard_api.serving.routes import Route
 from dashboard_api.summaries import autoscaling
 
@@ -25,9 +26,9 @@ class ResourceHandler(BaseHandler):
         return self.get_query_argument(name, None)
 
     def start(self):
-        """The request's Fetch and Query: 401 without a token, 400 for bad dataselect values."""
+        """The request's Fetch and Query: 401 without a token, 400 for bad query values."""
         fetch = self.reads()
-        return fetch, dataselect.parse(self.arg)
+        return fetch, listquery.parse(self.arg)
 
 
 class ListHandler(ResourceHandler):
@@ -40,7 +41,8 @@ class ListHandler(ResourceHandler):
 class DetailHandler(ResourceHandler):
     async def get(self, name, namespace=None):
         fetch, query = self.start()
-        self.write_json(await self.cluster.pipeline.detail(fetch, self.kind, namespace, name, query, self.arg))
+        self.write_json(await self.cluster.pipeline.detail(fetch, self.kind, namespace, name,
+                                                           query, self.arg))
 
 
 class SublistHandler(ResourceHandler):
@@ -59,7 +61,8 @@ class AutoscalersHandler(ResourceHandler):
         hpa = kinds.get("horizontalpodautoscaler")
         raw = [h for h in await fetch.list(hpa, Namespaces.one(namespace))
                if autoscaling.targets(h, kind, name)]
-        self.write_json(await self.cluster.pipeline.assemble(fetch, hpa, raw, Namespaces.one(namespace), query))
+        self.write_json(await self.cluster.pipeline.assemble(fetch, hpa, raw,
+                                                             Namespaces.one(namespace), query))
 
 
 def routes_of(kind):

@@ -7,12 +7,11 @@ upstream) and answers the counts of the updated Scale. It is a merge patch of
 ``spec.replicas``, so it cannot conflict with a concurrent change of other fields.
 """
 
-from dashboard_api import targets
-
+from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.serving import params
 from dashboard_api.serving.errors import bad_request
-from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.serving.routes import COMMAND_BODY, Route
+from dashboard_api.writes import targets
 
 MAX_REPLICAS = 2 ** 31 - 1  # int32
 

@@ -11,22 +11,20 @@ href="/clusters/{name}/">`` as the first element of its head: the UI's calls are
 the upstream index decides its base at run time by probing for its config file from the root
 down, which would find the root's copy first and send every call to the default cluster; the
 first <base> of a page wins over one written later. With several clusters the root serves the
-cluster picker instead of the UI (handlers/picker.py).
+cluster picker instead of the UI (web/picker.py).
 """
 
-import html
 import os
-import re
 
 import tornado.web
 import ujson
 
-from dashboard_api import locales
-from dashboard_api.clusters import base_path
+from dashboard_api.handlers import oidc, picker
 from dashboard_api.serving.errors import ApiError
+from dashboard_api.serving.paths import base_path
+from dashboard_api.web import locales
+from dashboard_api.web.pages import FRAME_HEADERS, INDEX, NO_CACHE, wants_picker, with_base
 
-INDEX = "index.html"
-NO_CACHE = "no-cache, no-store, must-revalidate"
 # Paths under /api never reach the UI: they are API paths, answered with a JSON 404.
 PATTERN = r"/(?!api(?:/|$))(.*)"
 
@@ -38,12 +36,6 @@ def locale_dirs(root):
     except OSError:
         return []
     return sorted(n for n in names if os.path.isfile(os.path.join(root, n, INDEX)))
-
-
-# The UI may not be framed by another site (clickjacking): both the old header and CSP's.
-FRAME_HEADERS = {"X-Frame-Options": "DENY",
-                 "Content-Security-Policy": "frame-ancestors 'none'",
-                 "X-Content-Type-Options": "nosniff"}
 
 
 class UiFileHandler(tornado.web.StaticFileHandler):
@@ -85,8 +77,7 @@ class StaticHandler(UiFileHandler):
         if path.endswith("/") or not inside:
             raise tornado.web.HTTPError(404)
         if not path or path == INDEX or not os.path.isfile(candidate):
-            from dashboard_api.handlers import picker
-            if picker.wanted(self):
+            if wants_picker(self):
                 return picker.serve(self, include_body)
             path = INDEX
             self.set_header("Cache-Control", NO_CACHE)
@@ -98,7 +89,6 @@ class StaticHandler(UiFileHandler):
         """Whether the index was answered here rather than as the file: by the OpenID Connect
         sign-in (handlers/oidc.py: a redirect to sign in, or the page with the session
         script), or with the <base> of the request's cluster."""
-        from dashboard_api.handlers import oidc
         self.absolute_path = os.path.join(root, INDEX)  # its ETag: the file's, as unchanged
         page = oidc.ui_index(self, self.absolute_path)
         if self._finished:
@@ -114,20 +104,6 @@ class StaticHandler(UiFileHandler):
         self.set_header("Content-Type", "text/html; charset=UTF-8")
         self.finish(page if include_body else b"")
         return True
-
-
-_HEAD = re.compile(rb"<head(?:\s[^>]*)?>", re.IGNORECASE)
-_DOCTYPE = re.compile(rb"^\s*<!doctype[^>]*>", re.IGNORECASE)
-
-
-def with_base(page, base):
-    """``page`` (an HTML document's bytes) with ``<base href="{base}">`` as the first element
-    of its head (after the doctype when it has no <head> tag: the parser then opens the head
-    for it)."""
-    tag = b'<base href="%s">' % html.escape(base, quote=True).encode("utf-8")
-    found = _HEAD.search(page) or _DOCTYPE.search(page)
-    at = found.end() if found else 0
-    return page[:at] + tag + page[at:]
 
 
 def url_spec(web_root):

@@ -3,9 +3,9 @@
 
 import time
 
-from dashboard_api.serving import openapi, telemetry
-from dashboard_api.serving.errors import not_found
 from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.serving import telemetry
+from dashboard_api.serving.errors import not_found
 from dashboard_api.serving.routes import Route
 from dashboard_api.version import VERSION
 
@@ -51,7 +51,7 @@ class OpenApiHandler(BaseHandler):
     def get(self):
         if not self.ctx.options.enable_openapi:
             raise not_found("the OpenAPI description is served only with --enable-openapi")
-        self.write_json(openapi.document(self.ctx.routes))
+        self.write_json(self.ctx.openapi())
 
 
 ROUTES = [

@@ -2,7 +2,7 @@
 set restart; cron job trigger; replication controller replica count.
 
 Each reads the object with the caller's token, changes it and writes it back (again from a
-fresh read on a 409 conflict, cluster/updates.py); the controllers do the rest. Shapes follow
+fresh read on a 409 conflict, writes/updates.py); the controllers do the rest. Shapes follow
 the reference (§8.5-8.8, 8.12). A refusal that depends on the object's state (already paused,
 no such revision) is a 409 or 404 with a plain message, and nothing is written.
 """
@@ -10,12 +10,12 @@ no such revision) is a 409 or 404 with a plain message, and nothing is written.
 import datetime
 import secrets
 
-from dashboard_api import kinds
-from dashboard_api.cluster.updates import update
-from dashboard_api.serving.errors import ApiError, bad_request, not_found
 from dashboard_api.handlers.base import BaseHandler
+from dashboard_api.kinds import table as kinds
+from dashboard_api.serving.errors import ApiError, bad_request, not_found
 from dashboard_api.serving.routes import COMMAND_BODY, Route
-from dashboard_api.summaries.selectors import to_query
+from dashboard_api.summaries.labelselector import to_query
+from dashboard_api.writes.updates import update
 
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
 REVISION = "deployment.kubernetes.io/revision"

@@ -2,14 +2,14 @@
 
 The answer carries the specification's ``logSources`` (one entry per pod with its containers)
 and upstream's flat ``podNames`` / ``containerNames`` / ``initContainerNames``, which the
-upstream web UI reads. The pods are read through ``listing.Fetch`` (``pod_needs``) and matched
+upstream web UI reads. The pods are read through ``lists.fetch.Fetch`` (``pod_needs``) and matched
 to their owner by the workload summaries' helpers (``pods_of``).
 """
 
-from dashboard_api.reads import Need, scope_of
+from dashboard_api.query.reads import Need, scope_of
 from dashboard_api.summaries.common import uid
-from dashboard_api.summaries.selectors import to_query
-from dashboard_api.summaries.workloads import deployment_pods, owned_pods
+from dashboard_api.summaries.labelselector import to_query
+from dashboard_api.summaries.workloads.items import deployment_pods, owned_pods
 
 # Owner kinds (rows of kinds.TABLE); all but services have a pod template.
 OWNER_KINDS = ("deployment", "replicaset", "statefulset", "daemonset", "job", "cronjob",

@@ -1,8 +1,8 @@
 """Metrics in lists and details: a decorator of the list pipeline (``MetricsDecorator`` for
-lists, its ``detail`` for details), given to listing.Pipeline at start-up with the process's
+lists, its ``detail`` for details), given to lists.pipeline.Pipeline at start-up with the process's
 sidecar client (server.make_pipeline).
 
-A list page of a kind whose spec has ``metrics`` (metrics/members.py: pods, workloads, nodes)
+A list page of a kind whose spec has ``metrics`` (kinds/members.py: pods, workloads, nodes)
 asked for ``metricNames`` gets, per item, ``metrics: {name: Metric}`` and, on the envelope,
 ``cumulativeMetrics``: one Metric per (name x aggregation) over the page's items. The page's
 items are expanded to their series as the spec's ``Members`` says (a workload's pods are those
@@ -24,9 +24,10 @@ import urllib.parse
 
 import ujson
 
-from dashboard_api.serving.errors import ApiError
-from dashboard_api.metrics import names as metric_names, webui
+from dashboard_api.metrics import webui
 from dashboard_api.metrics.aggregate import aggregated, metric, summed
+from dashboard_api.query import metricnames as metric_names
+from dashboard_api.serving.errors import ApiError
 
 log = logging.getLogger("dashboard_api.metrics")
 

@@ -1,6 +1,6 @@
-"""The serving machinery: connections, body limits, bounded parsing, the route table, the
-application, the request log, telemetry, TLS and the process's lifecycle.
+"""The serving machinery: connections, body limits, bounded parsing, errors and parameters, the
+Route type, the request log, telemetry, TLS, sealed values and the process's lifecycle.
 
-Nothing here knows Kubernetes; what the dashboard knows about clusters and their objects lives
-beside this package (cluster/, cache/, spec/, summaries/, handlers/).
+Nothing here knows Kubernetes, and nothing here imports another package of dashboard_api: every
+other layer builds on it (README.md, "Layout").
 """

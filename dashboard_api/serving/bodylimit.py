@@ -14,8 +14,8 @@ import logging
 import tornado.httputil
 import ujson
 
-from dashboard_api.clusters import split_path
 from dashboard_api.serving.errors import ApiError
+from dashboard_api.serving.paths import split_path
 
 log = logging.getLogger("dashboard_api.bodylimit")
 

@@ -40,7 +40,7 @@ class Lifecycle:
             # Once every kind has synced, ready for good: during a later re-list (a watch
             # that expired, an API server restart or away) the last synced store keeps
             # answering, and every replica sees it at once; readiness must not take them all
-            # out together (issue 27: the README's "When the cluster fails").
+            # out together (issue 27: docs/faults.md).
             self._synced = self.cache.synced_once()
             if not self._synced:
                 return False, "the watch cache is syncing"

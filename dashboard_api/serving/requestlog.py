@@ -30,8 +30,7 @@ import urllib.parse
 
 import ujson
 
-from dashboard_api.auth.bearer import bearer_token
-from dashboard_api.auth.identity import subject
+from dashboard_api.serving.bearer import bearer_token, subject
 
 log = logging.getLogger("dashboard_api.requests")
 

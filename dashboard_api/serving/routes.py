@@ -1,10 +1,10 @@
-"""The route table: every path the gateway serves, in one place.
-
-Each feature module exports ``ROUTES``, a list of Route. This table becomes Tornado's URL specs
-and the OpenAPI document, so the two cannot drift apart.
+"""A route: one path template served by one handler class, and how routes become Tornado's URL
+specs. The table of every route is app/routes.py; each handler module exports its ``ROUTES``.
 """
 
 import re
+
+import tornado.web
 
 API_PREFIX = "/api/v1/"
 # The body limit of routes that take a few fields (a permission check, a replica count, a name,
@@ -91,7 +91,6 @@ class _Unimplemented:
 
 
 def _load_unimplemented():
-    import tornado.web
     for m in ("get", "post", "put", "patch", "delete"):
         setattr(_Unimplemented, m, getattr(tornado.web.RequestHandler, m))
 
@@ -146,39 +145,5 @@ def merged(routes):
 
 
 def url_specs(routes):
-    import tornado.web
     return [tornado.web.url(r.regex(), r.handler, dict(route=r, **r.kwargs), name=r.name)
             for r in ordered(merged(routes))]
-
-
-# Modules exporting ROUTES. A feature adds its module here.
-ROUTE_MODULES = (
-    "dashboard_api.handlers.cani",
-    "dashboard_api.handlers.signin",
-    "dashboard_api.handlers.oidc",
-    "dashboard_api.handlers.clusterinfo",
-    "dashboard_api.handlers.settings",
-    "dashboard_api.handlers.system",
-    "dashboard_api.handlers.health",
-    "dashboard_api.handlers.integrations",
-    "dashboard_api.handlers.resources",
-    "dashboard_api.handlers.customresources",
-    "dashboard_api.handlers.logs",
-    "dashboard_api.handlers.shell",
-    # Writes (issue 9).
-    "dashboard_api.handlers.raw",
-    "dashboard_api.handlers.scale",
-    "dashboard_api.handlers.workloadops",
-    "dashboard_api.handlers.drain",
-    "dashboard_api.handlers.creates",
-    "dashboard_api.handlers.appdeployment",
-)
-
-
-def all_routes():
-    """Every route of every component; server.py picks those of the running mode."""
-    import importlib
-    routes = []
-    for name in ROUTE_MODULES:
-        routes.extend(importlib.import_module(name).ROUTES)
-    return routes

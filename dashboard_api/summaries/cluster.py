@@ -1,6 +1,6 @@
 """Namespaces and nodes (reference §5.4): items, details, allocated resources, sublists."""
 
-from dashboard_api.reads import ALL, Api, Embed, Namespaces, Need, Sublist
+from dashboard_api.query.reads import ALL, Api, Embed, Namespaces, Need, Sublist
 from dashboard_api.summaries import quantity
 from dashboard_api.summaries.common import (condition_status, conditions, name, object_meta,
                                             type_meta, uid)

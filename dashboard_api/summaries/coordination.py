@@ -1,11 +1,10 @@
 """Leases (coordination.k8s.io): node heartbeats (namespace ``kube-node-lease``, one per node,
 renewed every 10 seconds by each kubelet) and leader elections of controllers."""
-
-from dashboard_api import dataselect
-from dashboard_api.dataselect import Property
+from dashboard_api.query import properties
+from dashboard_api.query.properties import Property
 from dashboard_api.summaries.common import object_meta, type_meta
 
-PROPERTIES = dataselect.properties(holderIdentity=Property(lambda i: i["holderIdentity"]),
+PROPERTIES = properties.properties(holderIdentity=Property(lambda i: i["holderIdentity"]),
                                    renewTime=Property(lambda i: i["renewTime"], time=True))
 
 

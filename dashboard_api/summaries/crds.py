@@ -3,14 +3,13 @@
 Objects are read with the CRD's first served version at the REST path the CRD itself names
 (``resource_of``), so a CRD created a moment ago works before discovery has seen it.
 """
-
-from dashboard_api import dataselect
-from dashboard_api.cluster.discovery import Resource
+from dashboard_api.kubeapi.discovery import Resource
+from dashboard_api.query import properties
 from dashboard_api.summaries.common import (condition_status, conditions, name, object_meta,
                                             type_meta)
 
 # The CRD list has no namespace property (the objects' lists do).
-PROPERTIES = dataselect.properties(namespace=None)
+PROPERTIES = properties.properties(namespace=None)
 
 _OPTIONAL_NAMES = ("singular", "shortNames", "listKind", "categories")
 

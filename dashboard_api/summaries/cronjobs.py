@@ -1,6 +1,6 @@
 """Cron jobs (reference §5.2), batch/v1 or batch/v1beta1 as discovery finds them."""
 
-from dashboard_api.reads import Need, Sublist, scope_of
+from dashboard_api.query.reads import Need, Sublist, scope_of
 from dashboard_api.summaries.common import object_meta, resource_status, type_meta, uid
 
 

@@ -1,16 +1,15 @@
 """Endpoint slices (discovery.k8s.io v1, or v1beta1 on Kubernetes 1.20): the addresses behind a
 service, at most 100 endpoints a slice by default. v1beta1's ``topology`` map carries what v1
 names ``nodeName`` and ``zone``; both read the same here."""
-
-from dashboard_api import dataselect
-from dashboard_api.dataselect import Property
+from dashboard_api.query import properties
+from dashboard_api.query.properties import Property
 from dashboard_api.summaries.common import object_meta, type_meta
 
 SERVICE_LABEL = "kubernetes.io/service-name"
 _HOSTNAME = "kubernetes.io/hostname"
 _ZONE = "topology.kubernetes.io/zone"
 
-PROPERTIES = dataselect.properties(serviceName=Property(lambda i: i["serviceName"]),
+PROPERTIES = properties.properties(serviceName=Property(lambda i: i["serviceName"]),
                                    addressType=Property(lambda i: i["addressType"]))
 
 

@@ -1,14 +1,13 @@
 """Events (reference §3 Event, §7): the list item, the derived type, and pod warnings."""
-
-from dashboard_api import dataselect
-from dashboard_api.dataselect import Property
-from dashboard_api.reads import Need, Sublist, scope_of
+from dashboard_api.query import properties
+from dashboard_api.query.properties import Property
+from dashboard_api.query.reads import Need, Sublist, scope_of
 from dashboard_api.summaries.common import object_meta
 
 _WARNING_PARTS = ("failed", "err", "exceeded", "invalid", "unhealthy", "mismatch",
                   "insufficient", "conflict", "outof", "nil", "backoff")
 
-PROPERTIES = dataselect.properties(
+PROPERTIES = properties.properties(
     firstSeen=Property(lambda e: e["firstSeen"], time=True),
     lastSeen=Property(lambda e: e["lastSeen"], time=True),
     reason=Property(lambda e: e["reason"]),
@@ -61,7 +60,8 @@ def pod_ready(pod):
 
 def warning(ev):
     return {"objectMeta": {"creationTimestamp": None}, "typeMeta": {},
-            "message": ev.get("message", ""), "sourceComponent": "", "sourceHost": "", "object": "", "count": 0,
+            "message": ev.get("message", ""), "sourceComponent": "", "sourceHost": "",
+            "object": "", "count": 0,
             "firstSeen": None, "lastSeen": None, "reason": ev.get("reason", ""),
             "type": event_type(ev)}
 

@@ -3,17 +3,18 @@
 import math
 import re
 
-from dashboard_api import dataselect
-from dashboard_api.dataselect import Property
-from dashboard_api.reads import Api, Embed, Need, Sublist, scope_of
-from dashboard_api.summaries import quantity, workloads
+from dashboard_api.query import properties
+from dashboard_api.query.properties import Property
+from dashboard_api.query.reads import Api, Embed, Need, Sublist, scope_of
+from dashboard_api.summaries import quantity
 from dashboard_api.summaries.common import (conditions, container_images, controller_ref,
                                             object_meta, resource_status, type_meta)
 from dashboard_api.summaries.events import event_type, pod_ready, warnings
+from dashboard_api.summaries.labelselector import to_query
 from dashboard_api.summaries.podstatus import list_phase, pod_status, restart_count
-from dashboard_api.summaries.selectors import to_query
+from dashboard_api.summaries.workloads import items as workloads
 
-PROPERTIES = dataselect.properties(status=Property(lambda p: p["status"]))
+PROPERTIES = properties.properties(status=Property(lambda p: p["status"]))
 
 CONFIGMAPS = Api("", "configmaps")
 SECRETS = Api("", "secrets")

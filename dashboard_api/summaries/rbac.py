@@ -1,7 +1,7 @@
 """Roles, role bindings (namespaced and cluster-wide) and service accounts (reference §5.3,
 §5.4), with a service account's secrets and image pull secrets."""
 
-from dashboard_api.reads import Need, Sublist, scope_of
+from dashboard_api.query.reads import Need, Sublist, scope_of
 from dashboard_api.summaries.common import object_meta, type_meta
 
 

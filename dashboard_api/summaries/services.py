@@ -1,14 +1,13 @@
 """Services (reference §5.3): the list item with its internal and external endpoints, the
 detail with the addresses of its Endpoints object, and the service's pods and ingresses."""
-
-from dashboard_api import dataselect
-from dashboard_api.dataselect import Property
-from dashboard_api.reads import Api, Need, Sublist, scope_of
+from dashboard_api.query import properties
+from dashboard_api.query.properties import Property
+from dashboard_api.query.reads import Api, Need, Sublist, scope_of
 from dashboard_api.summaries import networking
 from dashboard_api.summaries.common import name, object_meta, type_meta
-from dashboard_api.summaries.selectors import to_query
+from dashboard_api.summaries.labelselector import to_query
 
-PROPERTIES = dataselect.properties(type=Property(lambda s: s["type"]))
+PROPERTIES = properties.properties(type=Property(lambda s: s["type"]))
 
 ENDPOINTS = Api("", "endpoints")
 

@@ -1,11 +1,10 @@
 """Persistent volume claims, persistent volumes and storage classes (reference §5.3)."""
-
-from dashboard_api import dataselect
-from dashboard_api.dataselect import Property
-from dashboard_api.reads import ALL, Need, Sublist
+from dashboard_api.query import properties
+from dashboard_api.query.properties import Property
+from dashboard_api.query.reads import ALL, Need, Sublist
 from dashboard_api.summaries.common import name, object_meta, type_meta
 
-VOLUME_PROPERTIES = dataselect.properties(status=Property(lambda v: v["status"]))
+VOLUME_PROPERTIES = properties.properties(status=Property(lambda v: v["status"]))
 
 # Fields of a PersistentVolumeSpec that are not its volume source.
 _NOT_SOURCE = frozenset(("capacity", "accessModes", "claimRef", "persistentVolumeReclaimPolicy",

@@ -1,36 +1,8 @@
 """Container shells in the browser: shell sessions, the SockJS endpoint, the exec stream.
 
+``endpoint`` makes a cluster's sessions and the process's SockJS routes from the other modules.
+
 The shell handler (handlers/shell.py) checks the caller's right and issues a sealed session id;
 the browser opens SockJS at /api/sockjs on any replica and binds the id; the terminal then runs
 a shell through the API server's exec WebSocket with the caller's token sealed in the id.
 """
-
-
-def sockjs_urls(sessions=None, max_connections=None, proxies=None, secret=None):
-    """The URL specs of /api/sockjs for the Tornado application (call it on the event loop),
-    binding the ids of `sessions` (a sessions.Sessions, or a function of a connection's path
-    giving the Sessions of its cluster, None where there is none); at most `max_connections`
-    SockJS connections open at once (default: see connection.py); `proxies`
-    (proxies.TrustedProxies) tells which client a connection comes from, for the per-client
-    budget of unbound connections; `secret` signs the session owners' cookies."""
-    from dashboard_api.terminal import connection, transport
-    return transport.url_specs(transport.router(
-        connection.connection_class(sessions, max_connections, proxies),
-        secret if secret is not None else getattr(sessions, "secret", None)))
-
-
-def make_sessions(cluster, secret, name=""):
-    """The terminal sessions of cluster `name`: ids sealed under a key derived from `secret`
-    (the CSRF key every replica shares) for that cluster only, terminals run with the token
-    sealed in the id."""
-    from dashboard_api.terminal.sealing import Sealer
-    from dashboard_api.terminal.sessions import Sessions
-    from dashboard_api.terminal.terminal import Terminal
-
-    def make_terminal(ticket):
-        handle = cluster.handle(ticket.token, ticket.impersonation)
-        return Terminal(handle, ticket.namespace, ticket.pod, ticket.container, ticket.shell)
-
-    sessions = Sessions(Sealer(secret, name), make_terminal)
-    sessions.secret = secret  # the SockJS session owners' cookies are signed with it too
-    return sessions

@@ -15,7 +15,7 @@ import tornado.iostream
 import tornado.websocket
 import ujson
 
-from dashboard_api.cluster.discovery import segment
+from dashboard_api.kubeapi.discovery import segment
 from dashboard_api.serving.errors import from_apiserver
 
 PROTOCOL = "v4.channel.k8s.io"

@@ -15,7 +15,7 @@ import hashlib
 import hmac
 import os
 
-from dashboard_api.terminal.sealing import b64, derive_key, unb64
+from dashboard_api.serving.sealing import b64, derive_key, unb64
 
 COOKIE = "dashboard_terminal_owner"
 PURPOSE = b"dashboard-api sockjs session owner v1"

@@ -24,7 +24,7 @@ import time
 
 from dashboard_api.serving import requestlog
 from dashboard_api.serving.errors import ApiError
-from dashboard_api.terminal.sealing import Ticket, nonce_of
+from dashboard_api.serving.sealing import Ticket, nonce_of
 
 log = logging.getLogger("dashboard_api.terminal")
 

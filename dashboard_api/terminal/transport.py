@@ -30,7 +30,7 @@ import warnings
 
 import tornado.web
 
-from dashboard_api.clusters import split_path
+from dashboard_api.serving.paths import split_path
 from dashboard_api.terminal import owner as owner_mod
 
 with warnings.catch_warnings():

@@ -15,8 +15,8 @@ from tests.support.gateway import Gateway
 
 
 def handle_cost(cached):
-    from dashboard_api.cluster.client import Cluster
-    from dashboard_api.cluster.handlecache import CachingCluster
+    from dashboard_api.kubeapi.client import Cluster
+    from dashboard_api.kubeapi.handlecache import CachingCluster
 
     class Config:
         host = "https://127.0.0.1:1"

@@ -18,11 +18,14 @@ import tracemalloc
 
 import msgspec
 
-from dashboard_api import kinds
-from dashboard_api.cache import Cached, selectors
-from dashboard_api.cache.source import _narrowed
-from dashboard_api.cache.store import Index, Store, bucket_key
-from dashboard_api.spec.fields import Field
+from dashboard_api.cache.indexes import Index
+from dashboard_api.cache.rows import bucket_key
+from dashboard_api.cache.store import Store
+from dashboard_api.cache.watchcache import Cached
+from dashboard_api.kinds import table as kinds
+from dashboard_api.lists.cachesource import _narrowed
+from dashboard_api.query import selectors
+from dashboard_api.query.fields import Field
 from tests.bench.composition import Composition
 from tests.bench.standin import Pods
 

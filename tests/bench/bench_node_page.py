@@ -17,15 +17,17 @@ import json
 import sys
 import time
 
-from dashboard_api import kinds
 from dashboard_api.cache import slim
 from dashboard_api.cache.joined import join_stores
-from dashboard_api.cache.source import CacheSource
-from dashboard_api.cache.store import SYNCED, Store, row_of
-from dashboard_api.cluster.discovery import Resource
-from dashboard_api.dataselect import Query
-from dashboard_api.listing import Fetch, Pipeline
-from dashboard_api.reads import ALL
+from dashboard_api.cache.rows import row_of
+from dashboard_api.cache.store import SYNCED, Store
+from dashboard_api.kinds import table as kinds
+from dashboard_api.kubeapi.discovery import Resource
+from dashboard_api.lists.cachesource import CacheSource
+from dashboard_api.lists.fetch import Fetch
+from dashboard_api.lists.pipeline import Pipeline
+from dashboard_api.query.listquery import Query
+from dashboard_api.query.reads import ALL
 from tests.bench import standin
 
 PAGE = Query(items_per_page=10, page=1)

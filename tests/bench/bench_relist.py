@@ -20,8 +20,8 @@ import time
 
 import msgspec
 
-from dashboard_api import kinds
-from dashboard_api.cache import Cached
+from dashboard_api.cache.watchcache import Cached
+from dashboard_api.kinds import table as kinds
 from tests.bench.standin import Pods
 
 SPECS = [(("creationTimestamp", False),), (("status", True),)]
@@ -67,7 +67,7 @@ def prepared(cached, rows):
     store = cached.store
     store.replace(rows, "1")
     for spec in SPECS:
-        store.sorted_index(spec)
+        store.orders.get(spec)
     store.status_tally(())
     return store
 

@@ -175,9 +175,9 @@ def bytes_per_object(kind_name, objects):
     start empty for each kind and are let go of before the count."""
     import tracemalloc
 
-    from dashboard_api import kinds
     from dashboard_api.cache import slim
-    from dashboard_api.cache.store import row_of
+    from dashboard_api.cache.rows import row_of
+    from dashboard_api.kinds import table as kinds
     kind = kinds.get(kind_name)
     if not objects:
         return None

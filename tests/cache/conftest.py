@@ -17,10 +17,3 @@ def passthrough(cluster):
     gw = Gateway.start(cluster, "--watch-cache=false")
     yield gw
     gw.stop()
-
-
-@pytest.fixture
-def other_namespace(cluster):
-    name = cluster.new_namespace()
-    yield name
-    cluster.request("DELETE", "/api/v1/namespaces/" + name)

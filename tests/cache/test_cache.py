@@ -8,9 +8,10 @@ import time
 
 import yaml
 
-from dashboard_api import cache, kinds
-from tests.cache.helpers import authorization_misses, body, converge, kind_state, series, \
-    wait_synced
+from dashboard_api.cache import watchcache as cache
+from dashboard_api.kinds import table as kinds
+from tests.cache.helpers import (authorization_misses, body, converge, kind_state, series,
+                                 wait_synced)
 from tests.cluster import users
 from tests.resources import kube
 from tests.support.gateway import ROOT, Gateway

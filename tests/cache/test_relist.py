@@ -3,7 +3,7 @@ while its reflector re-lists, and swaps in the new state when the LIST completes
 before a kind's first sync waits for it, and gets a 503 with Retry-After after
 --cache-sync-wait; /metrics and the X-Dashboard-Cache-Age header say how stale a kind is.
 
-The re-list is forced with the reflector's test hooks (cluster/watch.py): SIGUSR2 re-lists every
+The re-list is forced with the reflector's test hooks (kubeapi/watch.py): SIGUSR2 re-lists every
 kind when its current watch ends (watches last one second here), and each LIST page waits
 DELAY seconds, so that the re-list and the first sync last long enough to be observed."""
 

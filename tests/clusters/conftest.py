@@ -18,7 +18,7 @@ from tests.cluster.controlplane import ClusterStartError, LocalCluster
 from tests.resources import kube
 from tests.support.gateway import Gateway
 from tests.support.waiting import wait_for
-from tests.terminal.conftest import CONTAINER, create_pods, js  # noqa: F401
+from tests.terminal.conftest import CONTAINER, create_pods
 
 POD = "shell"          # nginx: has bash (tests/terminal/conftest.py)
 DEPLOYMENT = "web"
@@ -144,5 +144,5 @@ def two_clusters(alpha, beta, settings_namespace, tmp_path_factory):
         yield gw
 
 
-__all__ = ["CONTAINER", "DEPLOYMENT", "CONFIGMAP", "POD", "Seeded", "js", "pod_names",
+__all__ = ["CONTAINER", "DEPLOYMENT", "CONFIGMAP", "POD", "Seeded", "pod_names",
            "replace_kubeconfig", "serving", "start_gateway", "write_kubeconfig"]

@@ -2,8 +2,6 @@
 
 import pytest
 
-from tests.support.fixtures import (  # noqa: F401
-    clusters_home, clusters_kubeconfig, clusters_ui, gateway)
 from tests.support.gateway import Gateway
 
 

@@ -97,7 +97,7 @@ def test_login_with_kubeconfig_content(gateway, cluster):
 
 
 def test_login_with_a_wrongly_typed_kubeconfig_is_400(gateway):
-    # One row end to end; every wrong type is in tests/unit/test_gateway_signin_helpers.py.
+    # One row end to end; every wrong type is in tests/unit/auth/test_identity.py.
     reply = login(gateway, {"kubeConfig": "contexts: [{name: x, context: 5}]\ncurrent-context: x"})
     assert_error(reply, 400, "BadRequest", ["context 'x' must be a mapping"])
 

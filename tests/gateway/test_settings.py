@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from dashboard_api import websettings
+from dashboard_api.web import settings as websettings
 from tests.gateway.helpers import assert_error
 
 CM = "kubernetes-dashboard-settings"

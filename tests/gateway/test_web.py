@@ -7,10 +7,12 @@ import time
 
 import pytest
 
-from dashboard_api.serving import routes, server
+from dashboard_api.app import server
 from dashboard_api.handlers import home
-from dashboard_api.locales import DEFAULT_IDS
+from dashboard_api.serving import routes
 from dashboard_api.version import VERSION
+from dashboard_api.web import pages
+from dashboard_api.web.locales import DEFAULT_IDS
 from tests.gateway.helpers import assert_error
 
 
@@ -146,7 +148,7 @@ HOME_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-sr
 
 
 def test_home_page_without_web_root(gateway):
-    """Without --web-root, / is the gateway's own page (dashboard_api/home) under a strict CSP."""
+    """Without --web-root, / is the gateway's own page (dashboard_api/web/home) under a strict CSP."""
     for path in ("/", "/index.html"):
         page = gateway.get(path)
         assert page.status == 200, page
@@ -163,7 +165,7 @@ def test_home_page_without_web_root(gateway):
         reply = gateway.get("/" + name)
         assert reply.status == 200 and media in reply.headers["Content-Type"], name
         assert reply.headers["Content-Security-Policy"] == HOME_CSP
-        with open(os.path.join(home.ROOT, name), "rb") as f:
+        with open(os.path.join(pages.HOME_ROOT, name), "rb") as f:
             assert reply.data == f.read()
     # Only the page's own files: anything else is still the JSON 404.
     for path in ("/home.js/", "/main.js", "/home", "/..%2fsetup.py", "/workloads"):
@@ -174,13 +176,13 @@ def test_home_page_without_web_root(gateway):
 def test_home_page_loads_nothing_from_elsewhere_and_runs_no_inline_code():
     """The CSP would block both; this says so before a browser does: every script and style
     is a file of the page, no handler attributes, no other origin."""
-    with open(os.path.join(home.ROOT, "index.html")) as f:
+    with open(os.path.join(pages.HOME_ROOT, "index.html")) as f:
         html = f.read()
     assert re.findall(r"<script\b[^>]*>", html) == ['<script src="home.js" defer>']
     assert "<style" not in html and not re.search(r"\son\w+\s*=", html)
     assert "style=" not in html
     for name in home.FILES:
-        with open(os.path.join(home.ROOT, name)) as f:
+        with open(os.path.join(pages.HOME_ROOT, name)) as f:
             text = f.read()
         text = text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # a name, not a load
         assert not re.search(r"(https?:)?//[\w.-]+\.\w+/", text), name

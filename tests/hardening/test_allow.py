@@ -3,8 +3,8 @@ table, with the JSON error body."""
 
 import pytest
 
+from dashboard_api.app.server import served_routes
 from dashboard_api.serving import routes
-from dashboard_api.serving.server import served_routes
 from tests.gateway.helpers import assert_error
 
 

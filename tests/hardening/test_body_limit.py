@@ -150,7 +150,7 @@ def test_the_default_limit_fits_a_deploy_file_of_a_few_mib(gateway, admin_token,
 
 
 def test_the_flag_takes_units():
-    from dashboard_api.serving.options import parse
+    from dashboard_api.app.options import parse
     assert parse(["--max-body-size", "512Ki"]).max_body_size == 512 * 1024
     assert parse([]).max_body_size == 4 * 1024 * 1024
     with pytest.raises(SystemExit):

@@ -7,7 +7,7 @@ fuzzer cannot break the cluster other tests use (tests/hardening/fuzzhooks.py).
 
 Checks: not_a_server_error, status_code_conformance, content_type_conformance,
 response_schema_conformance, negative_data_rejection and unsupported_method. Nothing is
-excluded. A longer run with a random seed: see the README ("The API fuzzer").
+excluded. A longer run with a random seed: see docs/security.md ("The API document and the fuzzer").
 """
 
 import json
@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from dashboard_api import kinds
+from dashboard_api.kinds import table as kinds
 from tests.cluster import workloads
 from tests.resources import kube
 from tests.support.gateway import Gateway
@@ -31,7 +31,7 @@ SEED = int(os.environ.get("FUZZ_SEED", "20261123"))
 # (the coverage phase alone sends about 9,200 requests, every operation's boundary values and
 # unsupported methods, whatever this number). CI's 3 (it was 6) keeps every operation
 # fuzzed with a fixed seed and saves the run about 540 cases, a quarter of its CPU (a fuzzing
-# case costs schemathesis about 18 ms, a coverage case 2 ms); the README's longer runs set
+# case costs schemathesis about 18 ms, a coverage case 2 ms); docs/security.md's longer runs set
 # FUZZ_MAX_EXAMPLES. Measured with 6: about 80 s on two quiet cores, 120 s on loaded ones;
 # CI's budget for this test is three minutes. One worker:
 # schemathesis' threads trip a CPython 3.11 compiler race ("AST constructor recursion depth

@@ -39,6 +39,6 @@ def test_the_container_list_is_documented_as_names(seeded_cluster, gateway, admi
     reply = gateway.get("/api/v1/pod/%s/%s/container" % (workloads.SHOP, name),
                         token=admin_token)
     assert reply.status == 200 and all(isinstance(c, str) for c in reply.json()["containers"])
-    from dashboard_api.serving import apimodels
+    from dashboard_api.app import apimodels
     schema = apimodels.COMMON.get("Containers") or apimodels.RECORDS["Containers"]
     assert schema["properties"]["containers"]["items"] == {"type": "string"}

@@ -5,8 +5,8 @@ import jsonschema
 import pytest
 from openapi_spec_validator import validate
 
-from dashboard_api.serving import openapi
-from dashboard_api.serving.server import served_routes
+from dashboard_api.app import openapi
+from dashboard_api.app.server import served_routes
 
 # Answers without a body: 204s, and the cron job trigger's empty 200 (reference, 8.8).
 NO_BODY = {("put", "/api/v1/cronjob/{namespace}/{name}/trigger"),
@@ -121,7 +121,7 @@ def test_real_answers_match_their_schemas(served, admin_token, seeded_cluster):
 
 def test_every_kind_has_a_list_and_item_definition():
     doc = openapi.document(served_routes("dashboard"))
-    from dashboard_api import kinds
+    from dashboard_api.kinds import table as kinds
     for kind in kinds.TABLE:
         assert "List." + kind.name in doc["components"]["schemas"]
         assert "Item." + kind.name in doc["components"]["schemas"]

@@ -11,7 +11,6 @@ import socket
 
 import pytest
 
-from tests.support.fixtures import gateway  # noqa: F401
 from tests.support.gateway import Gateway
 
 FLOOD_FILES = 4096

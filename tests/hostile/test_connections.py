@@ -223,7 +223,7 @@ def test_a_flood_of_silent_connections_does_not_stop_the_gateway(strict_gateway,
 
 
 def test_the_connection_flags_have_safe_defaults():
-    from dashboard_api.serving.options import parse
+    from dashboard_api.app.options import parse
     opts = parse([])
     assert (opts.header_timeout, opts.idle_timeout, opts.body_timeout, opts.max_connections) \
         == (10.0, 60.0, 60.0, 2048)

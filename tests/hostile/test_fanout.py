@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from dashboard_api.cache import access as access_mod
-from dashboard_api.cluster.discovery import Resource
+from dashboard_api.kubeapi.discovery import Resource
+from dashboard_api.lists import access as access_mod
 from tests.support.gateway import Gateway
 from tests.support.probe import Probe
 

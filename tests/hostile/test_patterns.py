@@ -22,13 +22,17 @@ import pytest
 from regexploit.ast.sre import SreOpParser
 from regexploit.redos import find
 
+from dashboard_api.app import routes as route_table
+from dashboard_api.handlers import home, static
+from dashboard_api.serving import routes
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGES = ("dashboard_api", "metrics_sidecar")
 RE_FUNCTIONS = {"compile", "match", "fullmatch", "search", "sub", "subn", "split", "findall",
                 "finditer"}
 # (file, source of the pattern argument) -> why it is safe.
 DYNAMIC = {
-    ("dashboard_api/serving/server.py", "r.regex()"):
+    ("dashboard_api/app/server.py", "r.regex()"):
         "route path patterns: checked below from the route table",
 }
 
@@ -136,9 +140,9 @@ def test_the_collector_finds_the_patterns_of_the_project():
     where = {w.split(":")[0] for w, _p, _f in found}
     assert len(found) >= 20, found
     # A pattern built from module constants (appdeploy.REFERENCE) is evaluated whole.
-    from dashboard_api import appdeploy
+    from dashboard_api.writes import appdeploy
     assert appdeploy.REFERENCE.pattern in [p for _w, p, _f in found]
-    assert {"dashboard_api/appdeploy.py", "metrics_sidecar/units.py"} <= where
+    assert {"dashboard_api/writes/appdeploy.py", "metrics_sidecar/units.py"} <= where
 
 
 def test_no_pattern_of_the_project_backtracks_catastrophically():
@@ -151,9 +155,7 @@ def test_no_pattern_of_the_project_backtracks_catastrophically():
 
 
 def test_no_route_path_pattern_backtracks_catastrophically():
-    from dashboard_api.serving import routes
-    patterns = {r.regex() for r in routes.merged(routes.all_routes())}
-    from dashboard_api.handlers import home, static
+    patterns = {r.regex() for r in routes.merged(route_table.all_routes())}
     patterns.add(static.PATTERN)
     patterns.add(home.PATTERN)
     assert len(patterns) > 100
@@ -166,7 +168,7 @@ def test_no_route_path_pattern_backtracks_catastrophically():
 def test_the_image_reference_pattern_is_fast_on_long_input(attack):
     import time
 
-    from dashboard_api import appdeploy
+    from dashboard_api.writes import appdeploy
     started = time.perf_counter()
     appdeploy.REFERENCE.match(attack)
     appdeploy.REFERENCE.match(attack.upper())

@@ -260,7 +260,7 @@ def test_forwarded_headers_from_untrusted_peers_are_ignored(cluster):
 
 
 def test_trusted_proxies_flag_is_checked(cluster):
-    from dashboard_api.serving import options
+    from dashboard_api.app import options
     assert [str(n) for n in options.parse(["--trusted-proxies", "10.0.0.0/8, ::1"])
             .trusted_proxies] == ["10.0.0.0/8", "::1/128"]
     assert options.parse([]).trusted_proxies == ()

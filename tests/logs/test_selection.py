@@ -3,8 +3,7 @@ honest truncation rule."""
 
 from dashboard_api.logs.details import ReadPlan, log_details
 from dashboard_api.logs.lines import LogLine, parse_lines, sort_key
-from dashboard_api.logs.selection import (BEGINNING, END, NEWEST, OLDEST, LineId, Selection,
-                                          select)
+from dashboard_api.logs.selection import BEGINNING, END, NEWEST, OLDEST, LineId, Selection, select
 
 ALL = 2_000_000_000
 

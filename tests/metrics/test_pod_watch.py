@@ -2,7 +2,7 @@
 metrics stand-in's pass-through): scrapes make no LIST of pods once they are watched, a pod made
 later is joined from its watch event, a deleted one leaves; without the ``watch`` verb, every
 scrape lists the pods as before. LISTs are counted by the sidecar itself (``podLists`` on its
-/healthz). The 410 and the re-list are tests/unit/test_sidecar_podwatch.py's."""
+/healthz). The 410 and the re-list are tests/unit/metrics_sidecar/test_podwatch.py's."""
 
 import time
 

@@ -9,7 +9,6 @@ import re
 import pytest
 
 from tests.support.gateway import Gateway
-from tests.webui.conftest import browser, page, web_root  # noqa: F401 (fixtures)
 
 CORES = re.compile(r"^\d+(\.\d+)?(m|k|M|G)?$")
 BYTES = re.compile(r"^\d+(\.\d+)?(Ki|Mi|Gi|Ti)?$")

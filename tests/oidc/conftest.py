@@ -13,7 +13,7 @@ from tests.cluster.controlplane import ClusterStartError, LocalCluster
 from tests.cluster.procs import free_ports
 from tests.oidc.provider import ACCOUNTS, CLIENT_ID, OpenIdProvider
 from tests.support.gateway import Gateway
-from tests.webui.conftest import browser, chromium_path  # noqa: F401
+from tests.support.browser import chromium_path
 
 PAGE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "page")
 ID_TOKEN_TTL = 12  # seconds: a refresh happens within a test
@@ -112,4 +112,4 @@ def oidc_setup(tmp_path_factory):
         provider.stop()
 
 
-__all__ = ["ACCOUNTS", "TEAMS", "browser", "chromium_path", "oidc_setup"]
+__all__ = ["ACCOUNTS", "TEAMS", "chromium_path", "oidc_setup"]

@@ -1,8 +1,5 @@
 import pytest
 
-from tests.resources.checks import cluster_objects  # noqa: F401
-from tests.resources.conftest import other_namespace  # noqa: F401
-from tests.support.fixtures import cache_caught_up  # noqa: F401
 from tests.support.gateway import Gateway
 
 

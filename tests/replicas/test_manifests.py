@@ -17,10 +17,9 @@ import yaml
 
 from tests.cluster import users
 from tests.cluster.controlplane import kube_bin_dir
-from tests.support.fixtures import gateway  # noqa: F401 (fixture)
 from tests.support.gateway import ROOT, Gateway
 from tests.terminal.jsclient import new_session, sockjs_url
-from tests.unit.test_versions import ONLY_1_20, readme_rows
+from tests.unit.kinds.test_versions import ONLY_1_20, readme_rows
 
 BASE = os.path.join(ROOT, "conf", "kubernetes")
 OVERLAY_1_20 = os.path.join(ROOT, "conf", "overlays", "k8s-1.20")
@@ -152,8 +151,9 @@ def test_the_many_clusters_overlay_serves_its_own_cluster_and_the_secrets(tmp_pa
     named by --cluster flags; it validates, its pod stays restricted, and its flags, read as
     the gateway reads them in a pod, serve in-cluster at the root and each remote context."""
     from kubernetes_validate import utils
+
+    from dashboard_api.app import options
     from dashboard_api.clusters import sources
-    from dashboard_api.serving import options
     base = rendered(BASE)
     docs = rendered(MANY_CLUSTERS)
     assert sorted(d["kind"] for d in docs) == sorted(d["kind"] for d in base)
@@ -218,7 +218,7 @@ def test_the_1_20_overlay_passes_a_server_side_dry_run(cluster):
 
 
 def test_the_readme_versions_of_1_20_are_the_local_clusters(cluster):
-    """The README's 1.20 column is what the local 1.20 API server serves each kind at; where
+    """The 1.20 column of docs/kinds.md's table of versions is what the local 1.20 API server serves each kind at; where
     the current column differs, 1.20 does not serve that one."""
     def serves(api_version, kind):
         path = "/apis/" + api_version if "/" in api_version else "/api/" + api_version

@@ -1,7 +1,5 @@
 """Checks shared by the resource tests."""
 
-import pytest
-
 
 def forbidden(gateway, path, token, verb, resource):
     """A 403 carrying the API server's message about the no-rights user."""
@@ -54,12 +52,3 @@ def get(gateway, path, token, **params):
     reply = gateway.get(path, token=token, params=params or None)
     assert reply.status == 200, (path, reply)
     return reply.json()
-
-
-@pytest.fixture
-def cluster_objects(cluster):
-    """Collects REST paths of cluster-scoped objects a test creates; deletes them afterwards."""
-    paths = []
-    yield paths
-    for path in reversed(paths):
-        cluster.request("DELETE", path)

@@ -4,7 +4,7 @@ serviceaccount (+ secret, imagepullsecret), poddisruptionbudget, horizontalpodau
 import secrets
 
 from tests.resources import kube
-from tests.resources.checks import cluster_objects, confined, forbidden, get, missing, usable_only  # noqa: F401,E501
+from tests.resources.checks import confined, forbidden, get, missing, usable_only
 
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
 READ_PODS = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]

@@ -6,7 +6,7 @@ import json
 import secrets
 
 from tests.resources import kube
-from tests.resources.checks import cluster_objects, confined, forbidden, get, missing  # noqa: F401
+from tests.resources.checks import confined, forbidden, get, missing
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 ROOT_CA = "kube-root-ca.crt"

@@ -6,7 +6,7 @@ import secrets
 import pytest
 
 from tests.resources import kube
-from tests.resources.checks import cluster_objects, forbidden, get, missing  # noqa: F401
+from tests.resources.checks import forbidden, get, missing
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 OPEN_SCHEMA = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}

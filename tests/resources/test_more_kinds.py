@@ -13,10 +13,9 @@ import secrets
 import jsonschema
 import pytest
 
-from dashboard_api import cache, kinds
-
-from dashboard_api.serving import options
-from dashboard_api.cache import slim
+from dashboard_api.app import options
+from dashboard_api.cache import slim, watchcache as cache
+from dashboard_api.kinds import table as kinds
 from tests.cache.helpers import authorization_misses, converge, wait_synced
 from tests.resources import kube
 from tests.resources.checks import forbidden, get, missing

@@ -4,7 +4,7 @@ detail, event), ingressclass (list, detail), networkpolicy (list, detail)."""
 import secrets
 
 from tests.resources import kube
-from tests.resources.checks import cluster_objects, confined, forbidden, get, missing  # noqa: F401
+from tests.resources.checks import confined, forbidden, get, missing
 
 NET = "/apis/networking.k8s.io/v1"
 

@@ -5,15 +5,17 @@ import asyncio
 
 import pytest
 
-from dashboard_api import kinds, listing, selection
-
-from dashboard_api.serving import options
-from dashboard_api.cluster import Cluster
-from dashboard_api.cluster import config as cluster_config
-from dashboard_api.dataselect import Query
+from dashboard_api.app import options
+from dashboard_api.kinds import table as kinds
+from dashboard_api.kubeapi import config as cluster_config
+from dashboard_api.kubeapi.client import Cluster
+from dashboard_api.lists.fetch import Fetch
+from dashboard_api.lists.passthrough import ChunkedList, ListSlots
+from dashboard_api.lists.pipeline import Pipeline
+from dashboard_api.query import page as query_page
+from dashboard_api.query.listquery import Query
+from dashboard_api.query.reads import Namespaces
 from dashboard_api.serving.errors import ApiError
-from dashboard_api.cache.passthrough import ChunkedList, ListSlots
-from dashboard_api.reads import Namespaces
 from tests.resources import kube
 
 
@@ -58,7 +60,7 @@ async def list_pods(cluster, token, namespaces, chunk, labels=None, wrap=Countin
         resource = await real.discovery.resolve(handle, "", "pods", ("v1",))
         counting = wrap(handle)
         source = ChunkedList(chunk)
-        fetch = listing.Fetch(counting, real, source)
+        fetch = Fetch(counting, real, source)
         try:
             items = await source.list(fetch, resource, namespaces, labels)
         finally:
@@ -124,19 +126,19 @@ async def test_long_lists_are_summarised_in_the_executor(cluster, namespace, adm
     query = Query(sorts=[("name", False)], items_per_page=3, page=1)
 
     async def pod_list():
-        pipeline = listing.Pipeline(ChunkedList())
+        pipeline = Pipeline(ChunkedList())
         fetch = pipeline.fetch(real.handle(admin_token), real)
         return await pipeline.list_kind(fetch, kinds.get("pod"), Namespaces.one(namespace),
                                         query)
 
     try:
         on_loop = await pod_list()
-        assert selection.select not in ran
-        monkeypatch.setattr(listing, "OFF_LOOP_ITEMS", 1)
+        assert query_page.select not in ran
+        monkeypatch.setattr(query_page, "OFF_LOOP_ROWS", 1)
         off_loop = await pod_list()
     finally:
         real.shutdown()
-    assert ran.count(selection.select) == 1
+    assert ran.count(query_page.select) == 1
     assert off_loop == on_loop
     assert on_loop["listMeta"]["totalItems"] == 5 and on_loop["status"]["pending"] == 5
     assert [p["objectMeta"]["name"] for p in on_loop["pods"]] == ["p4", "p3", "p2"]
@@ -151,7 +153,7 @@ async def test_identical_lists_of_one_caller_share_one_list(cluster, namespace, 
         resource = await real.discovery.resolve(handle, "", "pods", ("v1",))
         counting = CountingHandle(handle)
         source = ChunkedList(2, slots=ListSlots(4))
-        fetches = [listing.Fetch(counting, real, source) for _ in range(4)]
+        fetches = [Fetch(counting, real, source) for _ in range(4)]
         results = await asyncio.gather(*(source.list(f, resource, Namespaces.one(namespace))
                                           for f in fetches))
         for f in fetches:
@@ -170,22 +172,22 @@ async def test_large_lists_wait_for_a_slot_then_get_503(cluster, namespace, admi
         admin = real.handle(admin_token)
         resource = await real.discovery.resolve(admin, "", "pods", ("v1",))
         source = ChunkedList(2, slots=ListSlots(1, wait=0.3))
-        holder = listing.Fetch(admin, real, source)
+        holder = Fetch(admin, real, source)
         assert len(await source.list(holder, resource, Namespaces.one(namespace))) == 5
         # The first request still holds the only slot: another caller's long list waits, then
         # is refused with a 503 that says when to retry.
-        other = listing.Fetch(real.handle(admin_token, {"Impersonate-User": "other",
+        other = Fetch(real.handle(admin_token, {"Impersonate-User": "other",
                                                         "Impersonate-Group": "system:masters"}),
                               real, source)
         with pytest.raises(ApiError) as refused:
             await source.list(other, resource, Namespaces.one(namespace))
         assert refused.value.code == 503 and refused.value.headers["Retry-After"]
         # A list of one chunk needs no slot.
-        short = await source.list(listing.Fetch(admin, real, source), resource,
+        short = await source.list(Fetch(admin, real, source), resource,
                                   Namespaces.one(namespace), fields="metadata.name=p1")
         assert [p["metadata"]["name"] for p in short] == ["p1"]
         holder.close()  # the request ended: its slot is free again
-        again = listing.Fetch(admin, real, source)
+        again = Fetch(admin, real, source)
         assert len(await source.list(again, resource, Namespaces.one(namespace))) == 5
         again.close()
     finally:
@@ -202,13 +204,13 @@ async def test_a_request_that_ends_early_leaves_no_slot_taken(cluster, namespace
         admin = real.handle(admin_token)
         resource = await real.discovery.resolve(admin, "", "pods", ("v1",))
         source = ChunkedList(2, slots=ListSlots(1, wait=0.5))
-        gone = listing.Fetch(admin, real, source)
+        gone = Fetch(admin, real, source)
         reading = asyncio.ensure_future(source.list(gone, resource, Namespaces.one(namespace)))
         await asyncio.sleep(0)
         gone.close()  # the connection closed before the list was read
         assert len(await reading) == 5
         for _ in range(3):
-            later = listing.Fetch(admin, real, source)
+            later = Fetch(admin, real, source)
             assert len(await source.list(later, resource, Namespaces.one(namespace))) == 5
             later.close()
     finally:
@@ -224,12 +226,12 @@ async def test_identical_list_requests_of_one_caller_get_one_answer(cluster, nam
         counting = CountingHandle(real.handle(admin_token))
         query = Query(sorts=[("name", True)], items_per_page=2)
         # Sources of their own: only the pipeline's coalescing can make the four one LIST.
-        pipeline = listing.Pipeline(ChunkedList(2))
-        fetches = [listing.Fetch(counting, real, ChunkedList(2)) for _ in range(4)]
+        pipeline = Pipeline(ChunkedList(2))
+        fetches = [Fetch(counting, real, ChunkedList(2)) for _ in range(4)]
         answers = await asyncio.gather(*(
             pipeline.list_kind(f, kinds.get("pod"), Namespaces.one(namespace), query)
             for f in fetches))
-        other = await pipeline.list_kind(listing.Fetch(counting, real, ChunkedList(2)),
+        other = await pipeline.list_kind(Fetch(counting, real, ChunkedList(2)),
                                          kinds.get("pod"), Namespaces.one(namespace),
                                          Query(sorts=[("name", True)], items_per_page=3))
         for f in fetches:

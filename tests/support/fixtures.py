@@ -1,7 +1,10 @@
-"""Gateway fixtures shared by the feature test directories.
+"""Fixtures shared by the feature test directories, registered once for the whole suite
+(tests/conftest.py's ``pytest_plugins``): a test asks for one by name, nothing is imported.
 
-A directory's conftest.py imports what it uses, e.g.
-``from tests.support.fixtures import gateway  # noqa: F401``.
+The gateways are the session's: one of each, started when the first test asks for it, shared
+by every directory. A directory's conftest.py may override one (tests/writes and
+tests/passthrough start their ``gateway`` with other flags); a test that must change a
+gateway's state starts a gateway of its own (``start_gateway``, tests/gateway/conftest.py).
 """
 
 import pytest
@@ -9,6 +12,7 @@ import pytest
 from tests.support import manycontexts
 from tests.support.barrier import caught_up
 from tests.support.gateway import Gateway
+from tests.terminal.jsclient import JsClient
 
 
 @pytest.fixture(scope="session")
@@ -68,3 +72,28 @@ def clusters_home(cluster, clusters_kubeconfig):
                        kubeconfig=False)
     yield gw
     gw.stop()
+
+
+@pytest.fixture
+def other_namespace(cluster):
+    """A second fresh namespace (multi-namespace lists, moves between namespaces)."""
+    name = cluster.new_namespace()
+    yield name
+    cluster.request("DELETE", "/api/v1/namespaces/" + name)
+
+
+@pytest.fixture
+def cluster_objects(cluster):
+    """Collects REST paths of cluster-scoped objects a test creates; deletes them afterwards."""
+    paths = []
+    yield paths
+    for path in reversed(paths):
+        cluster.request("DELETE", path)
+
+
+@pytest.fixture
+def js():
+    """The real sockjs-client, driven from Node.js (tests/terminal/jsclient.py)."""
+    client = JsClient()
+    yield client
+    client.stop()

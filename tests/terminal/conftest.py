@@ -2,8 +2,6 @@
 
 import pytest
 
-from tests.support.fixtures import gateway  # noqa: F401
-from tests.terminal.jsclient import JsClient
 
 # pod name -> image; the node simulator gives an image its shells by name.
 PODS = {"web": "nginx:1.19", "box": "busybox:1.32", "bare": "gcr.io/distroless/static:nonroot"}
@@ -32,10 +30,3 @@ def shell_pods(cluster):
     create_pods(cluster, namespace, PODS)
     yield namespace
     cluster.request("DELETE", f"/api/v1/namespaces/{namespace}")
-
-
-@pytest.fixture
-def js():
-    client = JsClient()
-    yield client
-    client.stop()

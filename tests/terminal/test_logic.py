@@ -11,10 +11,10 @@ import resource
 import pytest
 
 from dashboard_api.serving.errors import ApiError
+from dashboard_api.serving.sealing import Sealer, Ticket
 from dashboard_api.terminal import connection, execstream, protocol, terminal
 from dashboard_api.terminal.execstream import ExecFailed, ExecStream
 from dashboard_api.terminal.owner import Owners
-from dashboard_api.terminal.sealing import Sealer, Ticket
 from dashboard_api.terminal.sessions import BindRefused, Sessions, caller_key
 
 # --- frames --------------------------------------------------------------------------------

@@ -11,8 +11,7 @@ import tornado.web
 import tornado.websocket
 import urllib3
 
-from dashboard_api import terminal
-from dashboard_api.terminal import connection, owner, transport
+from dashboard_api.terminal import connection, endpoint as terminal, owner, transport
 from tests.cluster.procs import free_ports
 
 FOREIGN = "http://evil.example"

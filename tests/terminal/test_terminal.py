@@ -175,7 +175,7 @@ def test_exec_path_form(js, gateway, admin_token, shell_pods):
                         params={"shell": "sh"})
     assert reply.status == 200, reply
     session_id = reply.json()["id"]
-    # Sealed (terminal/sealing.py): URL-safe, and no trace of the token in it.
+    # Sealed (serving/sealing.py): URL-safe, and no trace of the token in it.
     assert re.fullmatch(r"[A-Za-z0-9_-]{40,4000}", session_id), session_id
     assert admin_token not in session_id
     js.open("t", sockjs_url(gateway, session_id), bind=session_id)

@@ -77,7 +77,7 @@ def test_web_root_turns_the_switch_on(dashboard, tmp_path):
 ])
 def test_demo_clusters_refuses_what_it_cannot_start(args, message):
     # Refused before anything starts (bin/dashboard --demo-clusters 2 starts two local
-    # clusters, which the README's "Many clusters" shows).
+    # clusters, which docs/clusters.md shows).
     done = subprocess.run([os.path.join(ROOT, "bin", "dashboard")] + args, cwd=ROOT,
                           capture_output=True, text=True, timeout=10)
     assert (done.returncode, done.stderr.strip()) == (2, message)

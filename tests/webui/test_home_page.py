@@ -1,4 +1,4 @@
-"""The gateway's own home page (dashboard_api/home) in headless chromium, on a gateway without
+"""The gateway's own home page (dashboard_api/web/home) in headless chromium, on a gateway without
 --web-root against the local cluster, with the metrics sidecar as bin/dashboard runs it: what
 runs, sign-in with a real token (and a wrong one), namespaces, a pod of the test with its status,
 CPU and memory, and its log; cluster data with markup stays text."""

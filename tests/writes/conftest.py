@@ -1,6 +1,5 @@
 import pytest
 
-from tests.resources.checks import cluster_objects  # noqa: F401
 from tests.support.gateway import Gateway
 
 

@@ -1,7 +1,7 @@
 """One sign-in in flight: state, nonce and PKCE verifier, sealed into a short-lived cookie.
 
 The browser that starts a sign-in gets a cookie holding ``[state, nonce, verifier, return path,
-issued ms, base]`` sealed (AES-GCM, terminal/sealing.py) under a key of its own derived from the
+issued ms, base]`` sealed (AES-GCM, serving/sealing.py) under a key of its own derived from the
 secret the replicas share: any replica can finish a sign-in another began, nothing is stored,
 and nobody can read the verifier or forge a cookie. The callback must bring the same ``state``
 as the cookie, within ``FLOW_TTL``; the cookie is dropped by the callback whatever happens, so a
@@ -20,7 +20,7 @@ import urllib.parse
 
 import ujson
 
-from dashboard_api.terminal.sealing import Box, b64
+from dashboard_api.serving.sealing import Box, b64
 
 PURPOSE = b"dashboard-api oidc sign-in flow v1"
 FLOW_TTL = 600  # seconds a person has at the provider's sign-in page

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, padding
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
 from dashboard_api.serving import bounded
-from dashboard_api.terminal.sealing import b64, unb64
+from dashboard_api.serving.sealing import b64, unb64
 
 HASHES = {"256": hashes.SHA256, "384": hashes.SHA384, "512": hashes.SHA512}
 EC_CURVES = {"ES256": ("P-256", 32), "ES384": ("P-384", 48), "ES512": ("P-521", 66)}

@@ -10,7 +10,7 @@ import binascii
 
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from dashboard_api.terminal.sealing import unb64
+from dashboard_api.serving.sealing import unb64
 
 CURVES = {"P-256": ec.SECP256R1(), "P-384": ec.SECP384R1(), "P-521": ec.SECP521R1()}
 PRIVATE_MEMBERS = ("d", "p", "q", "dp", "dq", "qi", "k")

@@ -1,6 +1,6 @@
 """The refresh token, sealed into an HttpOnly cookie that page scripts never read.
 
-The cookie holds ``[refresh token, subject, issued ms]`` sealed (AES-GCM, terminal/sealing.py)
+The cookie holds ``[refresh token, subject, issued ms]`` sealed (AES-GCM, serving/sealing.py)
 under a key derived for this purpose from the secret the replicas share: any replica refreshes
 what another signed in, nothing is stored server-side, and the token inside is unreadable to
 anyone without the secret. The subject binds a refreshed ID token to the person who signed in
@@ -11,7 +11,7 @@ import time
 
 import ujson
 
-from dashboard_api.terminal.sealing import Box
+from dashboard_api.serving.sealing import Box
 
 PURPOSE = b"dashboard-api oidc refresh token v1"
 MAX_COOKIE_CHARS = 4096

@@ -1,0 +1,76 @@
+"""A re-list's plan, made in the executor (issue #19): the changes from the live rows to a full
+LIST's when they are few, else the whole new state (rows, names, index states, sorted indexes,
+status counters), and the freeing of a replaced state without holding the event loop."""
+
+from dashboard_api.cache import tally
+from dashboard_api.cache.rows import bucket_key
+from dashboard_api.cache.sorted import SortedIndex
+
+# A re-list whose changes are at most this many, or a quarter of the store, applies them as
+# events, a batch at a time with the loop free between batches (store.RELIST_BATCH); a larger
+# one builds the new state in the executor and swaps it in (first syncs too).
+SMALL_RELIST = 5000
+SMALL_SHARE = 0.25
+
+
+def state_of(rows, builders):
+    """(namespace -> sorted names, index name -> its state) of a rows dict."""
+    names = {}
+    for namespace, name in rows:
+        names.setdefault(namespace, []).append(name)
+    for values in names.values():
+        values.sort()
+    values = list(rows.values())
+    keys = [bucket_key(row) for row in values] if builders else ()   # one per row, shared
+    states = {index_name: build(values, keys) for index_name, build in builders.items()}
+    return names, states
+
+
+def plan(kind, live, rows, builders, specs, counting):
+    """A re-list's plan, made in the executor: ([(old, new)] the changes from ``live``, None)
+    when they are few enough to apply as events, else (None, the whole new state: (rows dict,
+    names, buckets, a SortedIndex per spec of ``specs``, the status counters when
+    ``counting``)). ``live`` is only read with single dict operations (get, a copy of its
+    items), each whole under the GIL; the caller checks the store did not change meanwhile."""
+    if live:   # a first sync has nothing to compare with: built whole
+        changes = changes_of(live, rows)
+        if len(changes) <= SMALL_RELIST or len(changes) <= len(live) * SMALL_SHARE:
+            return changes, None
+        del changes
+    fresh = {(row.namespace, row.name): row for row in rows}
+    names, buckets = state_of(fresh, builders)
+    sorted_indexes = [SortedIndex(spec, fresh.values(), kind.properties) for spec in specs]
+    counters = tally.tally_of(kind, fresh.values()) if counting else None
+    return None, (fresh, names, buckets, sorted_indexes, counters)
+
+
+def changes_of(live, rows):
+    """[(old, new)] taking ``live`` (a rows dict) to ``rows`` (a full LIST's, no key twice),
+    old None for an addition, new None for a deletion. No dict of the LIST's rows is made
+    unless some live object is gone from it (at 150,000 pods, ~14 MiB at a re-list's peak)."""
+    get = live.get
+    changes = []
+    found = 0
+    for row in rows:
+        old = get((row.namespace, row.name))
+        if old is not None:
+            found += 1
+        if old is not row:
+            changes.append((old, row))
+    if found < len(live):
+        listed = {(row.namespace, row.name) for row in rows}
+        changes += [(row, None) for key, row in list(live.items()) if key not in listed]
+    return changes
+
+
+
+def drop(previous):
+    """Frees a previous state in the executor: its rows dict (only the store had it) one item
+    at a time, the rest first, at once (buckets and sorted indexes may be in a reader's hands:
+    never emptied, only let go). Freeing 150,000 rows in one call would hold the GIL, and so
+    the event loop, throughout; one at a time, the loop gets it back every switch interval."""
+    rows = previous.pop(0)
+    previous.clear()
+    while rows:
+        rows.popitem()
+

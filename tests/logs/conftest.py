@@ -1,1 +1,0 @@
-from tests.support.fixtures import gateway  # noqa: F401

@@ -1,0 +1,260 @@
+"""The cache's sorted indexes and list status counters (issue #19, item 4), kept per event:
+after any sequence of events, a page read off an index (and its total and status block) is the
+page the full selection (query.rows' stable sort of the store's scope) gives."""
+
+import asyncio
+
+from hypothesis import given, settings, strategies as st
+
+from dashboard_api.cache import orders
+from dashboard_api.cache.memo import Memo
+from dashboard_api.cache.rows import row_of
+from dashboard_api.cache.sorted import SortedIndex
+from dashboard_api.cache.store import Store
+from dashboard_api.cache.view import StoreView
+from dashboard_api.kinds import table as kinds
+from dashboard_api.query import rows as query_rows
+from dashboard_api.query.listquery import Query
+from dashboard_api.query.page import select
+from dashboard_api.summaries.related import Related
+
+_NAMESPACES = ["a", "a-b", "a.c", "b", "default"]
+_NAMES = ["web", "db", "api-1", "api-10", "x", "Z", "é"]
+_TIMES = ["2024-01-01T00:00:00Z", "2024-01-01T00:00:00.5Z", "2023-05-01T10:00:00Z", None]
+_PHASES = ["Running", "Pending", "Succeeded", "Failed", None]
+_CONDITIONS = [[], [{"type": "Ready", "status": "False"}],
+               [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "True"}]]
+
+
+def _pod(ns, name, created, phase, conditions, deleting):
+    meta = {"namespace": ns, "name": name, "uid": ns + "/" + name}
+    if created:
+        meta["creationTimestamp"] = created
+    if deleting:
+        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    status = {"conditions": conditions}
+    if phase:
+        status["phase"] = phase
+    return {"metadata": meta, "spec": {}, "status": status}
+
+_POD = st.builds(_pod, st.sampled_from(_NAMESPACES), st.sampled_from(_NAMES),
+                 st.sampled_from(_TIMES), st.sampled_from(_PHASES),
+                 st.sampled_from(_CONDITIONS), st.booleans())
+_EVENT = st.tuples(st.sampled_from(["ADDED", "MODIFIED", "DELETED"]), _POD)
+_SORTS = st.lists(st.tuples(st.sampled_from(["name", "namespace", "creationTimestamp", "status",
+                                             "nope"]), st.booleans()), max_size=3)
+_FILTERS = st.lists(st.tuples(st.sampled_from(["name", "namespace", "status", "nope"]),
+                              st.sampled_from(["", "a", "1", "web", "Run"])), max_size=2)
+_SCOPE = st.lists(st.sampled_from(_NAMESPACES), max_size=3, unique=True).map(
+    lambda names: tuple(sorted(names, key=lambda ns: ns + "/")))
+
+
+def _store(initial):
+    kind = kinds.get("pod")
+    store = Store(kind)
+    store.replace([row_of(kind, p) for p in initial], "1")
+    return kind, store
+
+
+def _apply(kind, store, events):
+    for n, (what, pod) in enumerate(events):
+        store.apply(what, row_of(kind, pod), str(n + 2))
+
+
+async def inline(fn, *args):
+    """The executor's ``run``, inline."""
+    return fn(*args)
+
+
+def _page(kind, store, scope, query, rel, status=True):
+    """The page of ``query`` as the store's view answers it."""
+    return asyncio.run(StoreView(store, kind, scope, Memo()).page(query, status, rel, inline))
+
+
+def _rel(warned):
+    rel = Related()
+    rel["events"] = [{"metadata": {"name": "e%d" % i}, "involvedObject": {"uid": uid},
+                      "type": "Warning", "reason": "BackOff"} for i, uid in enumerate(warned)]
+    return rel
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_POD, max_size=20), st.lists(_EVENT, max_size=30), st.lists(_SORTS, max_size=3),
+       _SCOPE, st.integers(0, 4), st.integers(0, 4),
+       st.lists(st.sampled_from(["%s/%s" % (ns, n) for ns in _NAMESPACES for n in _NAMES]),
+                max_size=6), _FILTERS)
+def test_pages_off_incremental_indexes_equal_a_full_selection(initial, events, specs, scope,
+                                                              per_page, page, warned, filters):
+    kind, store = _store(initial)
+    queries = [Query((), sorts, per_page, page) for sorts in specs + [[]]]
+    queries += [Query(filters, sorts, per_page, page) for sorts in (specs or [[]])[:1]]
+    rel = _rel(warned)
+    # half the indexes exist before the events (kept per event), the rest are built after
+    for query in queries[::2]:
+        _page(kind, store, scope, query, rel)
+    _apply(kind, store, events)
+    for query in queries:
+        view = StoreView(store, kind, scope, Memo())
+        assert view.indexable(True)
+        got = asyncio.run(view.page(query, True, rel, inline))
+        order, total, status = select(kind, store.scope(scope), rel, query, True)
+        expected = query_rows.paginate(order, query)
+        assert [(r.namespace, r.name) for r in got.rows] == [
+            (r.namespace, r.name) for r in expected]
+        assert all(a is b for a, b in zip(got.rows, expected))
+        assert got.total == total
+        assert query.filters or total == len(view)
+        assert got.status == status
+        assert list(got.status) == list(status)   # the same keys in the same order
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_POD, max_size=25), st.lists(_EVENT, max_size=40), _SORTS)
+def test_an_index_kept_per_event_equals_one_built_from_scratch(initial, events, sorts):
+    kind, store = _store(initial)
+    spec = tuple((p, a) for p, a in sorts if p in kind.properties)
+    index = store.orders.get(spec, walked=True)
+    _apply(kind, store, events)
+    assert store.orders.get(spec, walked=True) is index
+    fresh = SortedIndex(spec, store.rows.values(), kind.properties)
+    assert list(index.all) == list(fresh.all)
+    assert {ns: list(s) for ns, s in index.by_namespace.items()} == {
+        ns: list(s) for ns, s in fresh.by_namespace.items()}
+    assert list(index.all) == query_rows.sort_rows(store.scope(()), spec, kind.properties)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_POD, max_size=25), st.lists(_EVENT, max_size=40), _SCOPE, st.integers(0, 30),
+       st.integers(0, 30))
+def test_no_sort_reads_the_store_in_list_order_with_nothing_built(initial, events, scope,
+                                                                   start, length):
+    """A page of no sort (the API server's order) is read off the store's names, kept per
+    event, namespaces coming and going included: nothing is sorted, built or kept for it."""
+    kind, store = _store(initial)
+    builds = []
+
+    async def run(fn, *args):
+        builds.append(fn)
+        return fn(*args)
+    _apply(kind, store, events)
+    limit, orders.OFF_LOOP_BUILD = orders.OFF_LOOP_BUILD, 0
+    try:
+        order = asyncio.run(store.orders.ensure((), run))
+    finally:
+        orders.OFF_LOOP_BUILD = limit
+    assert builds == [] and not store.orders.sorted
+    expected = sorted(((ns, name) for ns, name in store.rows if not scope or ns in scope),
+                      key=lambda key: (key[0] + "/", key[1]))
+    assert [(r.namespace, r.name) for r in order.rows(scope)] == expected
+    page = order.page(scope, start, start + length)
+    assert [(r.namespace, r.name) for r in page] == expected[start:start + length]
+    assert all(r is store.rows[(r.namespace, r.name)] for r in page)
+    assert order.count(scope) == len(expected)
+
+
+def test_indexes_are_bounded_and_dropped_by_a_relist():
+    kind, store = _store([_pod("a", "p%d" % i, None, "Running", [], False) for i in range(5)])
+    for i in range(12):
+        store.orders.get((("name", i % 2 == 0),) * (1 + i // 2))
+    assert len(store.orders.sorted) == orders.SORTED_INDEXES == 4
+    store.replace([row_of(kind, _pod("a", "q", None, "Pending", [], False))], "9")
+    assert not store.orders.sorted and store._tally is None
+    assert [r.name for r in store.orders.get(()).rows()] == ["q"]
+    counts, pending = store.status_tally(())
+    assert counts == {"pending": 1} and list(pending["a"]["pending"]) == ["a/q"]   # events may
+    # move it (the pods events may move are kept by their bucket)
+
+
+def test_what_an_index_cannot_answer_goes_the_full_way():
+    kind, store = _store([_pod(ns, "p", None, "Running", [], False) for ns in ("a", "b")])
+    # the API server's order of these is b's then a's
+    assert not StoreView(store, kind, ("b", "a"), Memo()).indexable(True)
+    assert StoreView(store, kind, (), Memo()).indexable(True)
+    assert not StoreView(store, kinds.get("deployment"), (), Memo()).indexable(True)
+    order, total, _status = select(kind, store.scope(("b", "a")), _rel([]), Query(), True)
+    got = _page(kind, store, ("b", "a"), Query(), _rel([]))
+    assert [(r.namespace, r.name) for r in got.rows] == [("b", "p"), ("a", "p")]
+    assert got.rows == order and got.total == total == 2
+
+
+def test_descending_strings_order_prefixes_as_a_reversed_sort():
+    kind, store = _store([_pod("a", n, None, None, [], False)
+                          for n in ["ab", "abc", "a", "", "b", "é", "Z"]])
+    got = [r.name for r in store.orders.get((("name", False),)).rows()]
+    assert got == sorted(["ab", "abc", "a", "", "b", "é", "Z"], reverse=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_POD, max_size=25), st.lists(_EVENT, max_size=30), _SORTS)
+def test_an_index_built_in_the_executor_takes_the_events_of_meanwhile(initial, events, sorts):
+    kind, store = _store(initial)
+    spec = tuple((p, a) for p, a in sorts if p in kind.properties)
+    builds = []
+
+    async def run(fn, *args):   # the events arrive while the index is being built
+        builds.append(fn)
+        _apply(kind, store, events)
+        await asyncio.sleep(0)
+        return fn(*args)
+
+    async def scenario():
+        both = asyncio.gather(store.orders.ensure(spec, run, walked=True),
+                              store.orders.ensure(spec, run, walked=True))
+        return await both
+    limit, orders.OFF_LOOP_BUILD = orders.OFF_LOOP_BUILD, 0
+    try:
+        first, second = asyncio.run(scenario())
+    finally:
+        orders.OFF_LOOP_BUILD = limit
+    assert first is second is store.orders.get(spec, walked=True) and len(builds) == 1
+    assert list(first.all) == query_rows.sort_rows(store.scope(()), spec, kind.properties)
+    fresh = SortedIndex(spec, store.rows.values(), kind.properties)
+    assert {ns: list(s) for ns, s in first.by_namespace.items()} == {
+        ns: list(s) for ns, s in fresh.by_namespace.items()}
+
+
+def test_namespace_sub_index_shares_the_keys_of_the_whole_index():
+    """A row's key is one object in the index of all rows and in its namespace's sub-index,
+    whether the row was there when the index was built or came with an event (memory: a second
+    key tuple per row per index was ~10 MiB an index at 150,000 pods)."""
+    kind, store = _store([_pod(ns, name, _TIMES[0], "Running", [], False)
+                          for ns in _NAMESPACES[:3] for name in _NAMES])
+    index = store.orders.get((("creationTimestamp", False),))
+    store.apply("ADDED", row_of(kind, _pod("a", "new", _TIMES[1], "Pending", [], False)), "2")
+
+    def keys_by_row(skl):   # sortedcontainers' lists of values and of their keys, side by side
+        return {id(row): key for rows, keys in zip(skl._lists, skl._keys)
+                for row, key in zip(rows, keys)}
+
+    whole = keys_by_row(index.all)
+    assert len(whole) == len(store.rows)
+    for sub in index.by_namespace.values():
+        for row_id, key in keys_by_row(sub).items():
+            assert key is whole[row_id]
+    assert index.shared.known == {}   # nothing held once built
+
+
+def test_a_row_has_one_bucket_key_for_all_its_indexes():
+    """A pending pod in the controller and the pending index is under one (namespace + "/",
+    name) tuple in both, whether it came with the full LIST or with an event (one tuple a pod saved)."""
+    def placed(ns, name):
+        pod = _pod(ns, name, _TIMES[0], "Pending", [], False)
+        pod["metadata"]["ownerReferences"] = [
+            {"kind": "ReplicaSet", "name": "rs", "uid": "rs-" + ns, "controller": True}]
+        pod["spec"]["nodeName"] = "node-1"
+        return pod
+
+    kind = kinds.get("pod")
+    store = Store(kind, kind.indexes)
+    store.replace([row_of(kind, placed(ns, name)) for ns in _NAMESPACES[:2] for name in _NAMES],
+                  "1")
+    store.apply("ADDED", row_of(kind, placed("b", "new")), "2")
+    # (the node index is a field index, cache/fieldindex.py: no buckets)
+    controller, pending = store.indexes["controller"].buckets, store.indexes["pending"].buckets
+    by_pending = {key: key for bucket in pending.values() for key in bucket}
+    seen = 0
+    for bucket in controller.values():
+        for key in bucket:
+            assert by_pending[key] is key
+            seen += 1
+    assert seen == len(store.rows) == 2 * len(_NAMES) + 1
