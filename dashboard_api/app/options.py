@@ -142,6 +142,15 @@ def parser():
     kube.add_argument("--cluster", dest="clusters", action="append", default=[],
                       metavar="NAME=KUBECONFIG[:CONTEXT]",
                       help="one more cluster, served under /clusters/NAME/ (repeatable)")
+    kube.add_argument("--cluster-auth", dest="cluster_auth", action="append", default=[],
+                      metavar="[NAME=]forward|impersonate",
+                      help="how a cluster learns who the caller is (repeatable; NAME left out: "
+                           "the default cluster): forward (the default) sends the caller's "
+                           "token as it is; impersonate sends an ID token of --oidc-issuer-url, "
+                           "verified by the gateway, as the cluster's own credentials plus "
+                           "Impersonate-User/Group naming the person (for an API server that "
+                           "does not trust the provider; needs the impersonate RBAC of "
+                           "conf/kubernetes/impersonation.yaml); other tokens are forwarded")
     kube.add_argument("--default-cluster", default=None, metavar="NAME",
                       help="the cluster served at the root (default: the kubeconfig's "
                            "current context)")
@@ -289,6 +298,13 @@ def _add_oidc_flags(p):
                            "(shown by /api/v1/me)")
     oidc.add_argument("--oidc-groups-claim", default="groups",
                       help="the claim listing the user's groups, as the API server's flag")
+    oidc.add_argument("--oidc-username-prefix", default=None,
+                      help="prefix of the user names of --cluster-auth impersonate clusters, as "
+                           "the API server's flag (unset: the issuer and '#' unless the claim "
+                           "is email; '-': none)")
+    oidc.add_argument("--oidc-groups-prefix", default=None,
+                      help="prefix of the group names of --cluster-auth impersonate clusters, "
+                           "as the API server's flag (unset: none)")
     oidc.add_argument("--oidc-signing-algs", default="RS256",
                       help="comma list of ID token signature algorithms accepted (RS*, PS*, "
                            "ES*; never none nor HS*), as the API server's flag")

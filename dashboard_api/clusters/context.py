@@ -30,25 +30,33 @@ class ClusterContext:
     discovery), ``default`` (served at the root too), ``settings``, ``sidecar`` (None when
     metrics are off), ``cache`` (None when off), ``source`` and ``pipeline`` (the list
     pipeline over the cache or the caller's own LISTs), ``terminals``, ``probe`` (version and
-    reachability, clusters/probe.py).
+    reachability, clusters/probe.py), ``auth_mode`` (``forward``: callers' tokens go to the
+    API server as they are; ``impersonate``: a person the gateway verified goes with the
+    cluster's own credentials and Impersonate-* headers naming them, auth/persons.py).
 
     The watch cache and the sidecar client start on first use (``use``); ``sleep`` lets them go
     after an idle time and the next use starts them afresh."""
 
     def __init__(self, name, api, options, secret, default=False, fingerprint="",
-                 clock=time.monotonic):
+                 clock=time.monotonic, auth_mode="forward"):
         self.name = name
         self.api = api
         self.options = options
         self.default = default
+        self.auth_mode = auth_mode
         self.fingerprint = fingerprint
         self.clock = clock
         self.settings = SettingsStore(api, options.namespace, options.settings_config_map_name)
-        self.terminals = terminal.make_sessions(api, secret, name)
+        self.terminals = terminal.make_sessions(api, secret, name,
+                                                impersonate=self.impersonates)
         self.probe = Probe(api)  # its version and reachability, for the list of clusters
         self.last_used = clock()
         self._starting = None   # the task starting the cache and sidecar, once used
         self._build()
+
+    @property
+    def impersonates(self):
+        return self.auth_mode == "impersonate"
 
     def _build(self):
         self.cache, self.source = make_source(self.options, self.api, self.settings)

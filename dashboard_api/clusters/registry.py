@@ -27,6 +27,7 @@ class Clusters:
         self.secret = secret
         self.by_name = {}
         self.default_name = None
+        self.auth_modes = {}   # name -> identity mode (--cluster-auth); others: forward
         self._tasks = []
 
     # --- building ----------------------------------------------------------------------------
@@ -34,6 +35,7 @@ class Clusters:
     def load(self):
         """Builds every configured cluster (at start-up). Raises cluster_config.ConfigError."""
         entries, default = sources.read(self.options)
+        self.auth_modes = sources.auth_modes(self.options, entries, default)
         for entry in entries:
             self.by_name[entry.name] = self._build(entry, entry.name == default)
         self.default_name = default
@@ -44,9 +46,14 @@ class Clusters:
         if config is None:
             config = sources.load(entry, self.options, default)
         return ClusterContext(entry.name, self.make_api(config), self.options, self.secret,
-                              default=default, fingerprint=entry.fingerprint)
+                              default=default, fingerprint=entry.fingerprint,
+                              auth_mode=self.auth_modes.get(entry.name, sources.FORWARD))
 
     # --- lookup --------------------------------------------------------------------------------
+
+    def impersonating(self):
+        """Whether any cluster is in ``impersonate`` mode."""
+        return sources.IMPERSONATE in self.auth_modes.values()
 
     @property
     def default(self):

@@ -58,15 +58,49 @@ class BaseHandler(tornado.web.RequestHandler):
             raise unauthorized()
         return token
 
+    # The person of a request to a cluster in impersonate mode, verified by the gateway from
+    # their ID token (auth/persons.py; set by prepare); None otherwise.
+    person = None
+
+    def client_impersonation(self):
+        """The client's own Impersonate-* header lines. Impersonate-Group and
+        Impersonate-Extra-* may repeat: each line stays a line of its own, since the API
+        server reads "a,b" in one line as one group "a,b"."""
+        return tuple((name, value) for name, value in self.request.headers.get_all()
+                     if is_impersonation_header(name))
+
+    async def identify(self):
+        """On a cluster in impersonate mode: a client's own Impersonate-* headers are refused
+        (with the gateway's credentials they would borrow its right to impersonate), and an
+        ID token of the configured provider is verified here, the person named from it (a
+        401 when it fails a check). Any other token is forwarded as it is."""
+        cluster = getattr(self.request, "cluster", None)
+        if cluster is None or not cluster.impersonates:
+            return
+        if self.client_impersonation():
+            raise ApiError(403, "Impersonate-* headers are refused on cluster %s: the gateway "
+                                "names the signed-in person itself there" % cluster.name,
+                           "Forbidden")
+        route = self.route
+        if route is not None and not route.needs_token(self.request.method.lower()):
+            return  # sign-in, CSRF tokens, pages: no call made with the caller's identity
+        token = bearer_token(self.request.headers.get("Authorization"))
+        if token is not None and self.ctx.persons is not None:
+            self.person = await self.ctx.persons.resolve(token)
+
+    def handle_for(self, token, person=None):
+        """A handle of this cluster for ``token``: with a verified ``person`` (impersonate
+        mode), the cluster's own credentials naming them; else the token as it is, with the
+        client's Impersonate-* headers (the API server judges both)."""
+        if person is not None:
+            return self.cluster.api.impersonating(person.impersonation(), token)
+        return self.cluster.api.handle(token, self.client_impersonation())
+
     def caller(self):
-        """A cluster handle carrying the caller's token and impersonation headers; its writes
-        answer once the watch cache shows them (cache/applied.py)."""
-        # Impersonate-Group and Impersonate-Extra-* may repeat: each line is forwarded as a
-        # line of its own, since the API server reads "a,b" in one line as one group "a,b".
-        impersonation = tuple((name, value) for name, value in self.request.headers.get_all()
-                              if is_impersonation_header(name))
-        return own_writes(self.cluster.api.handle(self.token(), impersonation),
-                          self.cluster.cache, self, self.ctx.options.read_your_writes_timeout)
+        """A cluster handle for the caller (handle_for); its writes answer once the watch
+        cache shows them (cache/applied.py)."""
+        return own_writes(self.handle_for(self.token(), self.person), self.cluster.cache, self,
+                          self.ctx.options.read_your_writes_timeout)
 
     def reads(self):
         """The request's lists.fetch.Fetch (401 without a token); the list slots it holds are
@@ -89,6 +123,7 @@ class BaseHandler(tornado.web.RequestHandler):
         # Bodies over --max-body-size never get here: dashboard_api/serving/bodylimit.py answers 413
         # as soon as the headers (or too many chunks) are in.
         params.check_query(self.request.query_arguments)
+        await self.identify()
         route = self.route
         if self.request.method != "POST" or route is None or "post" not in route.methods():
             await self._decode_large_body()

@@ -1,0 +1,247 @@
+"""One gateway in front of a fleet (issue #39): the package's cluster, whose API server trusts
+the provider ("trusting", forward mode), and the session's cluster, which does not ("plain",
+--cluster-auth plain=impersonate). On "plain" the gateway's own account holds exactly the
+rights of conf/kubernetes/rbac.yaml and impersonation.yaml, applied as they are; the people
+are the provider's, their groups bound there with the gateway's --oidc-groups-prefix.
+
+A person signs in with the provider over plain HTTP (person.py) and uses both clusters with
+that one ID token: on "plain" they see their team's namespace and get the cluster's own 403,
+naming them, elsewhere; lists (the watch cache's authorization included), a write read back
+from the cluster, a terminal. The refusals: no token, a client's own Impersonate-* headers,
+forged and altered ID tokens; the cluster's own tokens are forwarded as they are and judged
+there."""
+
+import base64
+import json
+import os
+import time
+
+import pytest
+import yaml
+
+from tests.cluster import users
+from tests.oidc.conftest import FLEET, authenticator_ready
+from tests.oidc.person import Person
+from tests.support import oidc as fake_oidc
+from tests.support.gateway import Gateway
+from tests.support.waiting import wait_for
+from tests.terminal.conftest import CONTAINER, create_pods
+from tests.terminal.jsclient import new_session, sockjs_url
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GROUPS_PREFIX = "idp:"
+POD = "shell"
+RBAC_PATHS = {
+    "ServiceAccount": "/api/v1/namespaces/{ns}/serviceaccounts",
+    "ClusterRole": "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "ClusterRoleBinding": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    "Role": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+    "RoleBinding": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
+}
+
+
+def manifests(*names):
+    docs = []
+    for name in names:
+        with open(os.path.join(ROOT, "conf", "kubernetes", name)) as f:
+            docs += [d for d in yaml.safe_load_all(f) if d]
+    return docs
+
+
+def apply_gateway_rbac(cluster):
+    """conf/kubernetes/rbac.yaml and impersonation.yaml as they are; returns what to delete
+    and the account's token."""
+    status, _ = cluster.request("POST", "/api/v1/namespaces",
+                                {"metadata": {"name": "kubernetes-dashboard"}})
+    assert status in (201, 409)
+    created = []
+    for doc in manifests("rbac.yaml", "impersonation.yaml"):
+        path = RBAC_PATHS[doc["kind"]].format(ns=doc["metadata"].get("namespace"))
+        status, reply = cluster.request("POST", path, doc)
+        assert status in (201, 409), (doc["kind"], reply)
+        if status == 201:
+            created.append(path + "/" + doc["metadata"]["name"])
+    return created, cluster.service_account_token("kubernetes-dashboard", "dashboard-api")
+
+
+class Fleet:
+    """``gw`` (the gateway), ``provider``, ``trusting`` and ``plain`` (the clusters),
+    ``teams`` {login: namespace on plain}, ``url``."""
+
+    def person(self, login):
+        return Person(self.provider, login)
+
+
+@pytest.fixture(scope="module")
+def fleet(oidc_base, cluster, tmp_path_factory):
+    base = oidc_base
+    created, token = apply_gateway_rbac(cluster)
+    teams = {"alice": cluster.new_namespace("fleet-a"), "bob": cluster.new_namespace("fleet-b")}
+    groups = {"alice": "oidc-team-a", "bob": "oidc-team-b"}
+    for login, namespace in teams.items():
+        cluster.request("POST", "/api/v1/namespaces/%s/configmaps" % namespace,
+                        {"metadata": {"name": namespace + "-settings"}, "data": {"k": "v"}})
+        cluster.request(
+            "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/%s/rolebindings" % namespace,
+            {"metadata": {"name": "team-edit"},
+             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                         "name": "edit"},
+             "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+                           "name": GROUPS_PREFIX + groups[login]}]})
+    create_pods(cluster, teams["alice"], {POD: "nginx:1.19"})
+    kubeconfig = str(tmp_path_factory.mktemp("fleet") / "kubeconfig")
+    users.write_contexts(kubeconfig, {
+        "trusting": (base.cluster.url, base.cluster.ca_file, "admin", base.cluster.admin_token),
+        "plain": (cluster.url, cluster.ca_file, "dashboard-api", token)}, "trusting")
+    fleet = Fleet()
+    fleet.provider, fleet.trusting, fleet.plain, fleet.teams = base.provider, base.cluster, \
+        cluster, teams
+    fleet.url = base.url(FLEET)
+    gw = Gateway.start(None, "--kubeconfig", kubeconfig, "--cluster-auth", "plain=impersonate",
+                       "--oidc-groups-prefix", GROUPS_PREFIX,
+                       "--oidc-redirect-url", fleet.url + "/oidc/callback", *base.flags(),
+                       port=base.ports[FLEET], kubeconfig=False)
+    try:
+        authenticator_ready(base)
+        fleet.gw = gw
+        yield fleet
+    finally:
+        gw.stop()
+        for namespace in teams.values():
+            cluster.request("DELETE", "/api/v1/namespaces/" + namespace)
+        for path in reversed(created):
+            cluster.request("DELETE", path)
+
+
+def signed_in(fleet, login, start="/clusters/plain/oidc/login"):
+    """(person, a function giving a fresh ID token of theirs): the ID token lives 12 s, so
+    each use takes one refreshed if the last is older than a few seconds."""
+    person = fleet.person(login)
+    person.sign_in(fleet.url + start)
+    base = start[:-len("oidc/login")]
+    got = {"at": time.monotonic()}
+
+    def token():
+        if time.monotonic() - got["at"] > 4:
+            assert person.post(fleet.url + base + "oidc/refresh").status_code == 200
+            got["at"] = time.monotonic()
+        value = person.cookie("token", fleet.url + base)
+        assert value, "no token cookie at " + base
+        return value
+    return person, token
+
+
+def names(reply):
+    return sorted(i["objectMeta"]["name"] for i in reply.json().get("items") or ()
+                  if i["objectMeta"]["name"] != "kube-root-ca.crt")
+
+
+def listed(gw, path, token, want):
+    """Waits until the list at ``path`` answers 200 with ``want`` among its names (the
+    cluster's watch cache starts on first use)."""
+    def seen():
+        reply = gw.get(path, token=token())
+        assert reply.status in (200, 503), reply
+        return reply if reply.status == 200 and want in names(reply) else None
+    return wait_for(seen, timeout=30, interval=0.3, what="%s listing %s" % (path, want))
+
+
+def test_a_person_on_a_cluster_that_does_not_trust_the_provider(fleet):
+    gw, a, b = fleet.gw, fleet.teams["alice"], fleet.teams["bob"]
+    _alice, token = signed_in(fleet, "alice")
+    plain = gw.at("/clusters/plain")
+    me = plain.get("/api/v1/me", token=token())
+    assert me.status == 200 and me.json() == {"name": "alice@example.com",
+                                              "authenticated": True}
+    # Lists from the watch cache, authorized by the cluster for the impersonated person.
+    listed(plain, "/api/v1/configmap/" + a, token, a + "-settings")
+    listed(plain, "/api/v1/pod/" + a, token, POD)
+    refused = plain.get("/api/v1/configmap/" + b, token=token())
+    assert refused.status == 403, refused
+    assert refused.json()["message"] == (
+        'configmaps is forbidden: User "alice@example.com" cannot list resource "configmaps" '
+        'in API group "" in the namespace "%s"' % b)
+    assert plain.get("/api/v1/pod/%s/%s" % (b, POD), token=token()).status == 403
+    # The same ID token on the cluster that trusts the provider, forwarded as it is.
+    trusting = gw.at("/clusters/trusting")
+    assert trusting.get("/api/v1/me", token=token()).json()["name"] == "alice@example.com"
+    listed(trusting, "/api/v1/configmap/oidc-a", token, "oidc-a-settings")
+    assert trusting.get("/api/v1/configmap/oidc-b", token=token()).status == 403
+
+
+def test_a_write_as_the_person_read_back_from_the_cluster(fleet):
+    gw, a = fleet.gw.at("/clusters/plain"), fleet.teams["alice"]
+    _alice, token = signed_in(fleet, "alice")
+    body = {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "written", "namespace": a}, "data": {"by": "alice"}}
+    reply = gw.request("PUT", "/api/v1/_raw/configmap/namespace/%s/name/written" % a,
+                       token=token(), body=body)
+    assert reply.status in (200, 201, 204), reply
+    status, stored = fleet.plain.request("GET", "/api/v1/namespaces/%s/configmaps/written" % a)
+    assert status == 200 and stored["data"] == {"by": "alice"}
+    # Elsewhere the cluster refuses the person, and nothing is written.
+    b = fleet.teams["bob"]
+    body["metadata"]["namespace"] = b
+    reply = gw.request("PUT", "/api/v1/_raw/configmap/namespace/%s/name/written" % b,
+                       token=token(), body=body)
+    assert reply.status == 403 and 'User "alice@example.com"' in reply.json()["message"]
+    assert fleet.plain.request("GET", "/api/v1/namespaces/%s/configmaps/written" % b)[0] == 404
+
+
+def test_a_terminal_as_the_person(fleet, js):
+    gw, a = fleet.gw.at("/clusters/plain"), fleet.teams["alice"]
+    _alice, token = signed_in(fleet, "alice")
+    session_id = new_session(gw, token(), a, POD, CONTAINER)
+    js.open("t", sockjs_url(gw, session_id), bind=session_id)
+    js.stdin("t", "echo as-$((40+2))\r")
+    js.wait_output("t", "as-42")
+    js.stdin("t", "exit\r")
+    assert js.wait_closed("t") == (1, "Process exited")
+    # Bob may not exec in alice's namespace: the cluster's own 403, naming him.
+    _bob, bob_token = signed_in(fleet, "bob")
+    refused = gw.get("/api/v1/pod/%s/%s/shell/%s" % (a, POD, CONTAINER), token=bob_token())
+    assert refused.status == 403 and 'User "bob@example.com"' in refused.json()["message"]
+
+
+def forged(issuer, **claims):
+    """An ID token naming the provider, signed by a key of our own."""
+    key = fake_oidc.RsaKey("forger")
+    return fake_oidc.token(key, fake_oidc.claims(iss=issuer, aud="dashboard",
+                                                 email="alice@example.com", **claims))
+
+
+def altered(token, **changes):
+    """``token`` with claims changed and its signature kept."""
+    head, payload, signature = token.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims.update(changes)
+    return ".".join((head, fake_oidc.b64(json.dumps(claims).encode()), signature))
+
+
+def test_refusals_and_the_clusters_own_tokens(fleet):
+    gw, a, b = fleet.gw.at("/clusters/plain"), fleet.teams["alice"], fleet.teams["bob"]
+    _alice, token = signed_in(fleet, "alice")
+    path = "/api/v1/configmap/" + a
+    # No verified person: the 401, never the gateway's rights.
+    assert gw.get(path).status == 401
+    # A client's own impersonation would borrow the gateway's right to impersonate.
+    for bearer in (token(), fleet.plain.admin_token):
+        reply = gw.get(path, token=bearer, headers={"Impersonate-User": "admin",
+                                                     "Impersonate-Group": "system:masters"})
+        assert reply.status == 403 and "Impersonate-* headers are refused" in \
+            reply.json()["message"], reply
+    # Forged, altered (another audience, a later expiry): the gateway's 401.
+    issuer = fleet.provider.issuer
+    for bad in (forged(issuer), altered(token(), aud="another-client"),
+                altered(token(), exp=int(time.time()) + 86400)):
+        reply = gw.get(path, token=bad)
+        assert reply.status == 401, reply
+        assert "the ID token is refused" in reply.json()["message"]
+    # The cluster's own tokens go as they are, and the cluster judges them.
+    assert gw.get("/api/v1/configmap/" + b, token=fleet.plain.admin_token).status == 200
+    nobody = gw.get("/api/v1/configmap/" + b, token=fleet.plain.norights_token)
+    assert nobody.status == 403 and 'User "nobody"' in nobody.json()["message"]
+    # Another person of another team: the other namespace only.
+    _bob, bob_token = signed_in(fleet, "bob")
+    listed(gw, "/api/v1/configmap/" + b, bob_token, b + "-settings")
+    assert gw.get(path, token=bob_token()).status == 403
