@@ -14,10 +14,11 @@ class Context:
     is ready or going away (lifecycle.Lifecycle); ``oidc`` the OpenID Connect sign-in
     (auth.oidc.SignIn, None without --oidc-issuer-url); ``clusters`` the clusters served
     (clusters.registry.Clusters); ``persons`` who a verified ID token names
-    (auth.persons.Persons, None without OpenID Connect)."""
+    (auth.persons.Persons, None without OpenID Connect); ``audit`` the audit trail
+    (audit.trail.AuditTrail, None with --audit-db none)."""
 
     def __init__(self, options, telemetry, clusters, csrf=None, routes=(), locales=(),
-                 lifecycle=None, oidc=None, persons=None):
+                 lifecycle=None, oidc=None, persons=None, audit=None):
         self.options = options
         self.telemetry = telemetry
         self.clusters = clusters
@@ -27,6 +28,7 @@ class Context:
         self.lifecycle = lifecycle
         self.oidc = oidc
         self.persons = persons
+        self.audit = audit
 
     def openapi(self):
         """The OpenAPI description of the routes served (/apidocs.json)."""

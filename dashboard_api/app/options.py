@@ -14,12 +14,12 @@ from dashboard_api.kinds import table as kinds
 from dashboard_api.kinds.kind import OPT_IN
 from dashboard_api.serving import proxies
 
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)?$")
-_UNIT = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$")
+_UNIT = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, None: 1}
 
 
 def duration(text):
-    """Seconds from `30s`, `1m`, `500ms`, `2h` or a bare number of seconds."""
+    """Seconds from `30s`, `1m`, `500ms`, `2h`, `90d` or a bare number of seconds."""
     m = _DURATION.match(str(text).strip())
     if not m:
         raise argparse.ArgumentTypeError("invalid duration %r (use e.g. 30s, 1m)" % text)
@@ -271,6 +271,7 @@ def parser():
                    help="log verbosity; request bodies are logged (redacted) only at debug")
     _add_hostile_input_flags(p)
     _add_oidc_flags(p)
+    _add_audit_flags(p)
     return p
 
 
@@ -308,6 +309,36 @@ def _add_oidc_flags(p):
     oidc.add_argument("--oidc-signing-algs", default="RS256",
                       help="comma list of ID token signature algorithms accepted (RS*, PS*, "
                            "ES*; never none nor HS*), as the API server's flag")
+
+
+def retention(text):
+    """(seconds, entries) from ``AGE[,ENTRIES]``: ``90d,1000000``, ``30d``."""
+    age, _, entries = str(text).partition(",")
+    seconds = _positive_duration(age)
+    try:
+        count = int(entries) if entries else DEFAULT_RETENTION_ENTRIES
+    except ValueError:
+        raise argparse.ArgumentTypeError("invalid number of entries %r" % entries) from None
+    if count < 1:
+        raise argparse.ArgumentTypeError("keep at least 1 entry, got %r" % entries)
+    return seconds, count
+
+
+DEFAULT_RETENTION_ENTRIES = 1000000
+
+
+def _add_audit_flags(p):
+    """The audit trail (issue #39: dashboard_api/audit/)."""
+    audit = p.add_argument_group("audit trail")
+    audit.add_argument("--audit-db", default=None,
+                       help="where every change made through the gateway is recorded: a "
+                            "SQLite file (default $XDG_STATE_HOME/dashboard-api/audit.db, "
+                            "else ~/.local/state/...), a PostgreSQL URL postgresql://... shared "
+                            "by replicas, or none (the log only)")
+    audit.add_argument("--audit-retention", type=retention, default=retention("90d"),
+                       metavar="AGE[,ENTRIES]",
+                       help="entries older than AGE are deleted, then the oldest beyond "
+                            "ENTRIES (default 90d,%d)" % DEFAULT_RETENTION_ENTRIES)
 
 
 def _trusted_proxies(text):

@@ -10,6 +10,9 @@ import asyncio
 import logging
 import time
 
+from dashboard_api.audit import entry as audit_entry
+from dashboard_api.audit.store import TERMINAL_ROUTE
+from dashboard_api.auth import persons as persons_mod
 from dashboard_api.cache.watchcache import WatchCache
 from dashboard_api.clusters.probe import Probe
 from dashboard_api.lists.access import Access
@@ -19,6 +22,7 @@ from dashboard_api.lists.passthrough import ChunkedList, ListSlots
 from dashboard_api.lists.pipeline import Pipeline
 from dashboard_api.metrics import lists as metric_lists
 from dashboard_api.metrics.sidecar import SidecarClient, read_token as read_sidecar_token
+from dashboard_api.serving.bearer import subject
 from dashboard_api.terminal import endpoint as terminal
 from dashboard_api.web.settingsstore import SettingsStore
 
@@ -48,11 +52,49 @@ class ClusterContext:
         self.clock = clock
         self.settings = SettingsStore(api, options.namespace, options.settings_config_map_name)
         self.terminals = terminal.make_sessions(api, secret, name,
-                                                impersonate=self.impersonates)
+                                                impersonate=self.impersonates,
+                                                on_event=self._terminal_event)
+        # Where terminal sessions are recorded: the audit trail's record(entries), and who a
+        # token names (auth.persons.Persons); set by the registry (Clusters.attach_audit).
+        self.audit = None
+        self.persons = None
         self.probe = Probe(api)  # its version and reachability, for the list of clusters
         self.last_used = clock()
         self._starting = None   # the task starting the cache and sidecar, once used
         self._build()
+
+    def _terminal_event(self, event, ticket, client, facts):
+        """A terminal of this cluster started a shell or ended: its audit entry (who, pod,
+        container, how it went; never what was typed or shown)."""
+        if self.audit is not None:
+            asyncio.ensure_future(self._record_terminal(event, ticket, client, facts,
+                                                        time.time()))
+
+    async def _record_terminal(self, event, ticket, client, facts, now):
+        lines = dict(ticket.impersonation)
+        person = None
+        if ticket.via_gateway:   # the gateway verified this person when it issued the id
+            person = persons_mod.Person(lines.get("Impersonate-User", ""), (), None, 0)
+        elif self.persons is not None:
+            person = await self.persons.resolve_quietly(ticket.token)
+        started = event == "opened" or facts.get("started") is not None
+        status = 101 if started else 502
+        user, verified, source, details = audit_entry.who(
+            person, subject(ticket.token),
+            None if ticket.via_gateway else lines.get("Impersonate-User"), 200 if started
+            else 0)
+        details.update({"event": event, "container": ticket.container})
+        for name in ("shell", "code", "reason"):
+            if facts.get(name) is not None:
+                details[name] = facts[name]
+        if event == "closed" and facts.get("started") is not None:
+            details["shell"] = facts["started"]
+        reason = "" if started else "NoShell"
+        message = "" if started else str(facts.get("reason") or "")
+        self.audit([audit_entry.make(
+            now, self.name, user, verified, source, client, TERMINAL_ROUTE, "EXEC",
+            audit_entry.Target("pod", "", "pods", ticket.namespace, ticket.pod), status,
+            reason, message, facts.get("session", ""), details)])
 
     @property
     def impersonates(self):

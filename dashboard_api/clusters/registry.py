@@ -28,6 +28,8 @@ class Clusters:
         self.by_name = {}
         self.default_name = None
         self.auth_modes = {}   # name -> identity mode (--cluster-auth); others: forward
+        self.audit = None      # the audit trail's record(entries), and who tokens name:
+        self.persons = None    # given to every cluster (attach_audit), for its terminals
         self._tasks = []
 
     # --- building ----------------------------------------------------------------------------
@@ -45,9 +47,18 @@ class Clusters:
         # is current when they are made, on Python 3.9).
         if config is None:
             config = sources.load(entry, self.options, default)
-        return ClusterContext(entry.name, self.make_api(config), self.options, self.secret,
-                              default=default, fingerprint=entry.fingerprint,
-                              auth_mode=self.auth_modes.get(entry.name, sources.FORWARD))
+        built = ClusterContext(entry.name, self.make_api(config), self.options, self.secret,
+                               default=default, fingerprint=entry.fingerprint,
+                               auth_mode=self.auth_modes.get(entry.name, sources.FORWARD))
+        built.audit, built.persons = self.audit, self.persons
+        return built
+
+    def attach_audit(self, record, persons):
+        """Terminal sessions of every cluster, now and later, are recorded with ``record``
+        (audit.trail.AuditTrail.record, or None), their people named by ``persons``."""
+        self.audit, self.persons = record, persons
+        for cluster in self:
+            cluster.audit, cluster.persons = record, persons
 
     # --- lookup --------------------------------------------------------------------------------
 

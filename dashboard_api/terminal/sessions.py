@@ -59,9 +59,12 @@ class Sessions:
 
     def __init__(self, sealer, make_terminal, deadline=BIND_DEADLINE,
                  pending_limit=PENDING_PER_CALLER, terminal_limit=TERMINALS_PER_CALLER,
-                 clock=time.time):
+                 clock=time.time, on_event=None):
         self.sealer = sealer
         self.make_terminal = make_terminal
+        # on_event(event, ticket, client, facts): a terminal bound here started a shell
+        # ("opened") or ended ("closed"); the audit trail (clusters/context.py).
+        self.on_event = on_event
         self.deadline = deadline
         self.pending_limit = pending_limit
         self.terminal_limit = terminal_limit
@@ -131,6 +134,10 @@ class Sessions:
             _release(self._terminals_of, caller)
             raise
         self.running[terminal] = caller
+        if self.on_event is not None:
+            client = getattr(conn, "client", "")
+            terminal.observer = lambda event, **facts: self.on_event(
+                event, ticket, client, dict(facts, session=fingerprint(session_id)))
         terminal.start(conn, self._ended)
         return terminal
 

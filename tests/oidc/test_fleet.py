@@ -179,6 +179,15 @@ def test_a_write_as_the_person_read_back_from_the_cluster(fleet):
     assert reply.status in (200, 201, 204), reply
     status, stored = fleet.plain.request("GET", "/api/v1/namespaces/%s/configmaps/written" % a)
     assert status == 200 and stored["data"] == {"by": "alice"}
+    # The audit trail names the person the gateway verified, and she may read it there.
+    rid = reply.headers["X-Request-Id"]
+
+    def entry():
+        got = gw.get("/api/v1/audit", token=token(), params={"namespace": a}).json()
+        return [e for e in got["entries"] if e["requestId"] == rid] or None
+    [made] = wait_for(entry, timeout=10, what="the audit entry")
+    assert (made["user"], made["userVerified"], made["userSource"], made["cluster"]) == (
+        "alice@example.com", True, "oidc", "plain")
     # Elsewhere the cluster refuses the person, and nothing is written.
     b = fleet.teams["bob"]
     body["metadata"]["namespace"] = b

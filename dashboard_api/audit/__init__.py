@@ -1,0 +1,50 @@
+"""The audit trail (issue #39): who changed what through the gateway, and how it went.
+
+One idea per module: ``entry`` (the fields of an entry, times, the JSON line), ``targets``
+(which object a write route changes), ``store`` (the SQL of the table, both dialects),
+``sqlitestore`` (the embedded file, the default) and ``postgresstore`` (a database shared by
+replicas), ``trail`` (the log line at once, the store behind, never in the way of the change;
+outages buffered; pruning; the /metrics series), ``visibility`` (which entries a reader may
+see, asked of the cluster with their own rights). What records entries: the request log's
+audit seam for every write route (serving/requestlog.py, handlers/base.py) and the terminal
+sessions (clusters/context.py). The route is handlers/audit.py.
+
+``make(options)`` returns the AuditTrail of ``--audit-db`` (None with ``--audit-db none``:
+the entries then go to the log only).
+"""
+
+import os
+
+from dashboard_api.audit.sqlitestore import SqliteStore
+from dashboard_api.audit.trail import AuditTrail, Retention
+
+NONE = "none"
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+class AuditConfigError(ValueError):
+    """--audit-db or --audit-retention cannot work (said at start-up)."""
+
+
+def default_path():
+    """``$XDG_STATE_HOME/dashboard-api/audit.db`` (``~/.local/state`` without it)."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                            "state")
+    return os.path.join(state, "dashboard-api", "audit.db")
+
+
+def store_of(target):
+    """The store ``--audit-db`` names: a PostgreSQL URL, or a file path (SQLite)."""
+    if target.startswith(POSTGRES_SCHEMES):
+        # Here, not at the top: only a gateway configured for PostgreSQL loads its driver.
+        from dashboard_api.audit.postgresstore import PostgresStore
+        return PostgresStore(target)
+    return SqliteStore(target)
+
+
+def make(options):
+    target = getattr(options, "audit_db", None) or default_path()
+    if target == NONE:
+        return None
+    age, entries = options.audit_retention
+    return AuditTrail(store_of(target), Retention(age, entries))
