@@ -156,8 +156,11 @@ RECORDS = {
         "version": nullable(STRING), "reachable": nullable(BOOLEAN),
         "cache": {"type": "string", "enum": ["off", "stopped", "syncing", "synced"]},
         "default": BOOLEAN,
-        "path": {"type": "string", "description": "/clusters/{name}/: the cluster's UI and API"}},
-        required=("name", "server", "version", "reachable", "cache", "default", "path")))},
+        "path": {"type": "string", "description": "/clusters/{name}/: the cluster's UI and API"},
+        "authMode": {"type": "string", "enum": ["forward", "impersonate"]},
+        "usable": nullable(BOOLEAN)},
+        required=("name", "server", "version", "reachable", "cache", "default", "path",
+                  "authMode", "usable")))},
         required=("clusters",)),
     "AuditEntries": obj({
         "listMeta": obj({"totalItems": INTEGER}, required=("totalItems",)),

@@ -11,6 +11,7 @@ import logging
 
 from dashboard_api.clusters import sources
 from dashboard_api.clusters.context import ClusterContext
+from dashboard_api.clusters.usable import Usability
 from dashboard_api.kubeapi import config as cluster_config
 from dashboard_api.serving.paths import split_path
 
@@ -30,6 +31,7 @@ class Clusters:
         self.auth_modes = {}   # name -> identity mode (--cluster-auth); others: forward
         self.audit = None      # the audit trail's record(entries), and who tokens name:
         self.persons = None    # given to every cluster (attach_audit), for its terminals
+        self.usability = Usability()   # which clusters a signed-in person can use
         self._tasks = []
 
     # --- building ----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from dashboard_api.auth.kubeconfig import KubeconfigError, credential_from_kubec
 from dashboard_api.auth.oidc import kubeconfig as oidc_kubeconfig
 from dashboard_api.serving.errors import bad_request, unauthorized
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.handlers.oidc import set_refresh_cookie
+from dashboard_api.handlers.oidc import set_shared_session
 from dashboard_api.serving.routes import Route
 
 # Printable ASCII without spaces: anything else cannot travel in an HTTP header.
@@ -62,7 +62,7 @@ class LoginHandler(BaseHandler):
         await self.handle_for(token, person).request("GET", "/version")
         if tokens is not None and own_client:
             # Refreshed from now on as a browser sign-in is (handlers/oidc.py).
-            set_refresh_cookie(self, self.ctx.oidc, tokens)
+            set_shared_session(self, self.ctx.oidc, tokens)
         self.write_json({"token": token})
 
 

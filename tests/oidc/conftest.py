@@ -68,7 +68,8 @@ def grant_groups(cluster, prefix="", role="view"):
 class Base:
     """What the package shares: ``provider``, ``cluster`` (its API server trusts the
     provider), ``ports`` (the gateways' ports, registered at the provider as redirect URLs:
-    GATEWAY, HOME, FLEET), ``directory``, ``csrf_key`` and ``key_file``, ``secret_file``."""
+    GATEWAY, HOME, FLEET, FLEET_HOME), ``directory``, ``csrf_key`` and ``key_file``,
+    ``secret_file``, ``web_root`` (the stand-in web UI, page/)."""
 
     def url(self, which):
         return "http://127.0.0.1:%d" % self.ports[which]
@@ -81,7 +82,7 @@ class Base:
                 "--oidc-username-claim", "email", "--csrf-key-file", self.key_file]
 
 
-GATEWAY, HOME, FLEET = "gateway", "home", "fleet"
+GATEWAY, HOME, FLEET, FLEET_HOME = "gateway", "home", "fleet", "fleet-home"
 
 
 @pytest.fixture(scope="package")
@@ -90,7 +91,9 @@ def oidc_base(tmp_path_factory):
     for the package (test_browser_signin.py, test_fleet.py)."""
     base = Base()
     base.directory = directory = str(tmp_path_factory.mktemp("oidc"))
-    base.ports = dict(zip((GATEWAY, HOME, FLEET), free_ports(3)))
+    base.ports = dict(zip((GATEWAY, HOME, FLEET, FLEET_HOME), free_ports(4)))
+    base.web_root = os.path.join(directory, "webroot")
+    shutil.copytree(PAGE_DIR, base.web_root)
     provider = OpenIdProvider(directory, [base.url(w) for w in base.ports], ID_TOKEN_TTL)
     base.provider, cluster = provider, None
     try:
@@ -129,9 +132,7 @@ def authenticator_ready(base):
 @pytest.fixture(scope="module")
 def oidc_setup(oidc_base):
     base = oidc_base
-    web_root = os.path.join(base.directory, "webroot")
-    if not os.path.isdir(web_root):
-        shutil.copytree(PAGE_DIR, web_root)
+    web_root = base.web_root
     setup = Setup()
     setup.provider, setup.csrf_key = base.provider, base.csrf_key
     setup.url, setup.home_url = base.url(GATEWAY), base.url(HOME)
@@ -154,5 +155,5 @@ def oidc_setup(oidc_base):
                 started.stop()
 
 
-__all__ = ["ACCOUNTS", "FLEET", "TEAMS", "authenticator_ready", "chromium_path", "grant_groups",
+__all__ = ["ACCOUNTS", "FLEET", "FLEET_HOME", "TEAMS", "authenticator_ready", "chromium_path", "grant_groups",
            "oidc_base", "oidc_setup"]

@@ -4,12 +4,15 @@ the provider ("trusting", forward mode), and the session's cluster, which does n
 rights of conf/kubernetes/rbac.yaml and impersonation.yaml, applied as they are; the people
 are the provider's, their groups bound there with the gateway's --oidc-groups-prefix.
 
-A person signs in with the provider over plain HTTP (person.py) and uses both clusters with
-that one ID token: on "plain" they see their team's namespace and get the cluster's own 403,
-naming them, elsewhere; lists (the watch cache's authorization included), a write read back
-from the cluster, a terminal. The refusals: no token, a client's own Impersonate-* headers,
-forged and altered ID tokens; the cluster's own tokens are forwarded as they are and judged
-there."""
+A person signs in once with the provider, over plain HTTP (person.py) or in Chromium, and uses
+both clusters: the other cluster's UI gets its token from the gateway's session, never from
+another trip to the provider. On "plain" they see their team's namespace and get the cluster's
+own 403, naming them, elsewhere; lists (the watch cache's authorization included), a write
+read back from the cluster, a terminal, the audit trail. The refusals: no token, a client's own
+Impersonate-* headers, forged and altered ID tokens; the cluster's own tokens are forwarded as
+they are and judged there; a pasted token never reaches the other cluster; signing out at one
+cluster ends the session at both. The stand-in web UI (page/) is served by the fleet's
+gateway (--web-root), the home page by a second one."""
 
 import base64
 import json
@@ -20,7 +23,7 @@ import pytest
 import yaml
 
 from tests.cluster import users
-from tests.oidc.conftest import FLEET, authenticator_ready
+from tests.oidc.conftest import FLEET, FLEET_HOME, authenticator_ready
 from tests.oidc.person import Person
 from tests.support import oidc as fake_oidc
 from tests.support.gateway import Gateway
@@ -96,33 +99,41 @@ def fleet(oidc_base, cluster, tmp_path_factory):
     fleet = Fleet()
     fleet.provider, fleet.trusting, fleet.plain, fleet.teams = base.provider, base.cluster, \
         cluster, teams
-    fleet.url = base.url(FLEET)
-    gw = Gateway.start(None, "--kubeconfig", kubeconfig, "--cluster-auth", "plain=impersonate",
-                       "--oidc-groups-prefix", GROUPS_PREFIX,
-                       "--oidc-redirect-url", fleet.url + "/oidc/callback", *base.flags(),
-                       port=base.ports[FLEET], kubeconfig=False)
+    fleet.url, fleet.home_url = base.url(FLEET), base.url(FLEET_HOME)
+    flags = ["--kubeconfig", kubeconfig, "--cluster-auth", "plain=impersonate",
+             "--oidc-groups-prefix", GROUPS_PREFIX] + base.flags()
+    gw = home = None
     try:
+        gw = Gateway.start(None, "--web-root", base.web_root,
+                           "--oidc-redirect-url", fleet.url + "/oidc/callback", *flags,
+                           port=base.ports[FLEET], kubeconfig=False)
+        home = Gateway.start(None, "--oidc-redirect-url", fleet.home_url + "/oidc/callback",
+                             *flags, port=base.ports[FLEET_HOME], kubeconfig=False)
         authenticator_ready(base)
-        fleet.gw = gw
+        fleet.gw, fleet.home = gw, home
         yield fleet
     finally:
-        gw.stop()
+        for started in (gw, home):
+            if started is not None:
+                started.stop()
         for namespace in teams.values():
             cluster.request("DELETE", "/api/v1/namespaces/" + namespace)
         for path in reversed(created):
             cluster.request("DELETE", path)
 
 
-def signed_in(fleet, login, start="/clusters/plain/oidc/login"):
-    """(person, a function giving a fresh ID token of theirs): the ID token lives 12 s, so
-    each use takes one refreshed if the last is older than a few seconds."""
+def signed_in(fleet, login, cluster="plain", start="/clusters/trusting/oidc/login"):
+    """(person, a function giving a fresh ID token of theirs at ``cluster``'s UI): signed in
+    once at ``start``, the cluster's UI takes its token from the gateway's session (its
+    oidc/refresh). The ID token lives 12 s: each use takes one refreshed if the last is older
+    than a few seconds."""
     person = fleet.person(login)
     person.sign_in(fleet.url + start)
-    base = start[:-len("oidc/login")]
-    got = {"at": time.monotonic()}
+    base = "/clusters/%s/" % cluster
+    got = {"at": None}
 
     def token():
-        if time.monotonic() - got["at"] > 4:
+        if got["at"] is None or time.monotonic() - got["at"] > 4:
             assert person.post(fleet.url + base + "oidc/refresh").status_code == 200
             got["at"] = time.monotonic()
         value = person.cookie("token", fleet.url + base)
@@ -254,3 +265,62 @@ def test_refusals_and_the_clusters_own_tokens(fleet):
     _bob, bob_token = signed_in(fleet, "bob")
     listed(gw, "/api/v1/configmap/" + b, bob_token, b + "-settings")
     assert gw.get(path, token=bob_token()).status == 403
+
+
+def test_one_sign_in_for_every_clusters_web_ui(fleet):
+    person = fleet.person("alice")
+    person.sign_in(fleet.url + "/clusters/trusting/oidc/login")
+    # The other cluster's UI: its index goes through its refresh, which sets its token from
+    # the gateway's session; the person never sees the provider again.
+    page = person.get(fleet.url + "/clusters/plain/")
+    assert page.status_code == 200 and page.url == fleet.url + "/clusters/plain/"
+    assert not [r.url for r in page.history if r.url.startswith(fleet.provider.issuer)]
+    token = person.cookie("token", fleet.url + "/clusters/plain/")
+    assert token and person.cookie("token", fleet.url + "/clusters/trusting/")
+    listed = fleet.gw.get("/clusters/plain/api/v1/clusters", token=token).json()["clusters"]
+    assert {c["name"]: (c["authMode"], c["usable"]) for c in listed} == {
+        "trusting": ("forward", True), "plain": ("impersonate", True)}
+    # Signed out at one cluster: every UI's token and the session are gone.
+    person.get(fleet.url + "/clusters/plain/oidc/logout")
+    for path in ("/clusters/plain/", "/clusters/trusting/", "/"):
+        assert person.cookie("token", fleet.url + path) is None, path
+    assert person.post(fleet.url + "/clusters/trusting/oidc/refresh").status_code == 401
+
+
+def test_a_pasted_token_never_reaches_the_other_cluster(fleet):
+    stranger = fleet.person("nobody")
+    stranger.session.cookies.set("token", fleet.plain.admin_token, domain="127.0.0.1",
+                                 path="/clusters/plain")
+    reply = fleet.gw.get("/clusters/plain/api/v1/clusters", token=fleet.plain.admin_token)
+    usable = {c["name"]: c["usable"] for c in reply.json()["clusters"]}
+    assert usable == {"plain": True, "trusting": None}   # never sent there to find out
+    # The other cluster's UI has no token: its refresh finds no session, and the person is
+    # sent to sign in with the provider.
+    page = stranger.get(fleet.url + "/clusters/trusting/")
+    assert page.url.startswith(fleet.provider.issuer + "/interaction/"), page.url
+
+
+def test_the_home_page_signed_in_once_at_every_cluster(fleet, browser):
+    context = browser.new_context(ignore_https_errors=True)   # the provider's test CA
+    try:
+        page = context.new_page()
+        page.goto(fleet.home_url + "/clusters/trusting/")
+        page.click("#oidc-signin a")
+        page.wait_for_url(fleet.provider.issuer + "/interaction/**")
+        page.fill("input[name=login]", "alice")
+        page.fill("input[name=password]", "any password")
+        page.click("button[type=submit]")
+        page.wait_for_load_state()
+        if page.url.startswith(fleet.provider.issuer):  # the provider's consent page
+            page.click("button[type=submit]")
+        page.wait_for_url(fleet.home_url + "/clusters/trusting/**", timeout=15000)
+        page.wait_for_selector("#overview:not([hidden])", timeout=15000)
+        # The other cluster's home page is signed in without the provider.
+        page.goto(fleet.home_url + "/clusters/plain/")
+        page.wait_for_selector("#overview:not([hidden])", timeout=15000)
+        assert page.url.startswith(fleet.home_url + "/clusters/plain/")
+        page.fill("#namespace-name", fleet.teams["alice"])
+        page.click("#namespace-form button")
+        page.wait_for_selector('#pods tr[data-pod="%s"]' % POD, timeout=15000)
+    finally:
+        context.close()

@@ -9,7 +9,9 @@
 //
 // Every request is relative to the page's base: / for the default cluster, /clusters/{name}/
 // under a cluster's path (the gateway writes that <base>). The token is kept per base, so a
-// token given to one cluster is never sent to another opened later in the same tab.
+// token given to one cluster is never sent to another opened later in the same tab. A person
+// signed in with the provider at any cluster is signed in at every one: a page without a token
+// asks its own oidc/refresh, which answers from the gateway's session (issue #39).
 "use strict";
 
 (function () {
@@ -108,11 +110,14 @@
 
   // --- what runs, before sign-in -------------------------------------------------------------
 
+  // Whether the gateway offers sign-in with the provider.
   async function loadConfig() {
+    let oidc = false;
     try {
       const config = await api("config", false);
       $("version").textContent = config.version;
-      $("oidc-signin").hidden = (config.authenticationModes || []).indexOf("oidc") < 0;
+      oidc = (config.authenticationModes || []).indexOf("oidc") >= 0;
+      $("oidc-signin").hidden = !oidc;
     } catch (e) {
       $("version").textContent = "unknown (" + e.message + ")";
     }
@@ -124,6 +129,19 @@
         $("banner").hidden = false;
       }
     } catch (e) { /* no banner */ }
+    return oidc;
+  }
+
+  // A sign-in with the provider made at another cluster's page (or this one's, in another
+  // tab): this cluster's oidc/refresh sets its `token` cookie from the gateway's session.
+  async function tokenFromSession() {
+    try {
+      const reply = await fetch("oidc/refresh", { method: "POST", credentials: "same-origin",
+                                                  cache: "no-store" });
+      return reply.ok ? tokenFromSignIn() : null;
+    } catch (e) {
+      return null;
+    }
   }
 
   // --- sign-in -------------------------------------------------------------------------------
@@ -385,8 +403,15 @@
       state.namespace = name;
       loadNamespaces();
     });
-    loadConfig();
-    const fromProvider = tokenFromSignIn();
+    const configured = loadConfig();
+    start(configured);
+  });
+
+  async function start(configured) {
+    let fromProvider = tokenFromSignIn();
+    if (fromProvider === null && !storedToken() && await configured) {
+      fromProvider = await tokenFromSession();
+    }
     try {
       if (fromProvider !== null) sessionStorage.setItem(OIDC_KEY, "1");
       state.oidc = sessionStorage.getItem(OIDC_KEY) === "1";
@@ -395,5 +420,5 @@
     }
     const token = fromProvider || storedToken();
     if (token) signIn(token, true);
-  });
+  }
 }());
