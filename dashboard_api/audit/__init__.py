@@ -34,11 +34,16 @@ def default_path():
 
 
 def store_of(target):
-    """The store ``--audit-db`` names: a PostgreSQL URL, or a file path (SQLite)."""
+    """The store ``--audit-db`` names: a PostgreSQL URL, or a file path (SQLite).
+    AuditConfigError for a URL libpq cannot read."""
     if target.startswith(POSTGRES_SCHEMES):
         # Here, not at the top: only a gateway configured for PostgreSQL loads its driver.
         from dashboard_api.audit.postgresstore import PostgresStore
-        return PostgresStore(target)
+        try:
+            return PostgresStore(target)
+        except Exception as exc:  # psycopg.ProgrammingError: never repeat the URL (a password)
+            raise AuditConfigError("--audit-db: not a PostgreSQL URL libpq can read (%s)"
+                                   % type(exc).__name__) from None
     return SqliteStore(target)
 
 
