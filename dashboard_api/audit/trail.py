@@ -39,6 +39,9 @@ RETRY_MIN = 0.5
 RETRY_MAX = 5.0
 PRUNE_EVERY = 600.0
 FLUSH_WAIT = 3.0
+# Reads of the store waiting for its thread at once, process-wide: past that a reader is told
+# to come back (429), so that readers can neither queue without bound nor starve the writer.
+MAX_READS = 8
 
 
 class Retention:
@@ -63,6 +66,7 @@ class AuditTrail:
         self.dropped = 0
         self.pruned = 0
         self.up = False
+        self.reads = 0   # reads waiting for or running in the thread
         self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="audit")
         self._wake = None
         self._task = None
@@ -149,11 +153,19 @@ class AuditTrail:
     # --- reading ----------------------------------------------------------------------------
 
     async def read(self, fn, *args):
-        """``fn(store, *args)`` in the trail's thread; a 503 when the store cannot answer."""
+        """``fn(store, *args)`` in the trail's thread; a 503 when the store cannot answer, a
+        429 when ``MAX_READS`` reads already wait."""
+        if self.reads >= MAX_READS:
+            error = ApiError(429, "too many reads of the audit trail at once; try again in a "
+                                  "moment", "TooManyRequests")
+            error.headers["Retry-After"] = "1"
+            raise error
+
         def call():
             if self.store.db is None:
                 self.store.open()
             return fn(self.store, *args)
+        self.reads += 1
         try:
             return await self._in_thread(call)
         except Exception as exc:
@@ -161,6 +173,8 @@ class AuditTrail:
                         str(exc)[:300])
             raise ApiError(503, "the audit database cannot be read now; try again later",
                            "ServiceUnavailable") from None
+        finally:
+            self.reads -= 1
 
     # --- the end ------------------------------------------------------------------------------
 

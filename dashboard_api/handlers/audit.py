@@ -3,7 +3,8 @@
 ``user``, ``namespace`` and ``kind`` filter exactly (kind without regard to case: ``deployment``
 as the lists spell it, or ``<plural>.<group>``); ``since`` and ``until`` are RFC 3339 times
 (``since`` included, ``until`` not); ``itemsPerPage`` (default 10, at most ``MAX_PER_PAGE``)
-and ``page`` (from 1). A bad parameter is a 400 naming it. The caller sees an entry only when
+and ``page`` (from 1, at most ``MAX_PAGE``). A bad parameter is a 400 naming it; more than
+``audit.trail.MAX_READS`` reads at once in the process, a 429 with Retry-After. The caller sees an entry only when
 the cluster would let them read what it is about (audit/visibility.py); the answer is
 ``{"listMeta": {"totalItems"}, "entries": [...], "errors": [...]}``, ``totalItems`` counting
 the entries they may see.
@@ -18,6 +19,7 @@ from dashboard_api.serving.routes import Route
 
 DEFAULT_PER_PAGE = 10
 MAX_PER_PAGE = 500
+MAX_PAGE = 100000
 MAX_TEXT = 512
 
 
@@ -28,6 +30,8 @@ def filters_of(handler):
         value = handler.get_query_argument(name, "")
         if len(value) > MAX_TEXT:
             raise bad_request("%s is longer than %d characters" % (name, MAX_TEXT))
+        if any(c < " " or c == "\x7f" for c in value):
+            raise bad_request("%s holds a control character" % name)
         texts[name] = value or None
     times = {}
     for name in ("since", "until"):
@@ -55,6 +59,8 @@ class AuditHandler(BaseHandler):
             raise bad_request("itemsPerPage must be at most %d, got %d" % (MAX_PER_PAGE,
                                                                             per_page))
         page = params.integer("page", self.get_query_argument("page", None), 1, 1)
+        if page > MAX_PAGE:
+            raise bad_request("page must be at most %d, got %d" % (MAX_PAGE, page))
         if trail is None:
             raise not_found("the audit trail is kept in the log only here (--audit-db none)")
         cluster = self.cluster.name

@@ -256,3 +256,25 @@ def test_the_database_is_kept_across_a_restart(cluster, namespace, admin_token, 
         assert got[rid][0]["name"] == "kept"
     finally:
         again.stop()
+
+
+def test_a_flood_of_reads_is_bounded_and_the_gateway_answers(audited, admin_token):
+    """Many large reads at once: each answered 200 or told to come back (429), never more
+    than a few waiting for the database's thread; /healthz and lists keep answering."""
+    import concurrent.futures
+
+    from tests.support.probe import Probe
+    gw = audited
+    params = {"itemsPerPage": 500, "since": "2000-01-01T00:00:00Z"}
+
+    def read(i):
+        reply = gw.get("/api/v1/audit", token=admin_token,
+                       params=dict(params, page=1 + i % 3, user="u\x01" if i % 7 == 0 else ""))
+        return reply.status
+    with Probe(gw, admin_token) as probe:
+        with concurrent.futures.ThreadPoolExecutor(32) as pool:
+            statuses = list(pool.map(read, range(200)))
+    probe.assert_responsive(max_seconds=1.0)
+    assert set(statuses) <= {200, 400, 429}, statuses
+    assert statuses.count(400) == len(range(0, 200, 7))   # the control character
+    assert 200 in statuses

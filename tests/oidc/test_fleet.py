@@ -217,6 +217,18 @@ def test_a_terminal_as_the_person(fleet, js):
     js.wait_output("t", "as-42")
     js.stdin("t", "exit\r")
     assert js.wait_closed("t") == (1, "Process exited")
+    # The session is in the audit trail, naming her as the gateway verified her.
+
+    def recorded():
+        got = gw.get("/api/v1/audit", token=token(), params={"namespace": a, "kind": "pod"})
+        mine = [e for e in got.json()["entries"] if e["route"] == "terminal"]
+        return mine if len(mine) == 2 else None
+    for entry in wait_for(recorded, timeout=10, what="the terminal's audit entries"):
+        assert (entry["user"], entry["userSource"], entry["name"]) == (
+            "alice@example.com", "oidc", POD), entry
+    # Her logs, read as her through the gateway's credentials.
+    log = gw.get("/api/v1/log/%s/%s" % (a, POD), token=token())
+    assert log.status == 200 and log.json()["info"]["podName"] == POD, log
     # Bob may not exec in alice's namespace: the cluster's own 403, naming him.
     _bob, bob_token = signed_in(fleet, "bob")
     refused = gw.get("/api/v1/pod/%s/%s/shell/%s" % (a, POD, CONTAINER), token=bob_token())
