@@ -1,7 +1,7 @@
 """One audit entry: who changed what, where, and how it went (issue #39). Pure code.
 
-An entry is a dict of the fields below, the same in the log's JSON line, in the database and
-in ``GET /api/v1/audit``:
+An entry is a dict of the fields below, the same in the log's JSON line, in the database and in
+``GET /api/v1/audit``:
 
 ``id`` (random, so that an entry written twice after a lost answer is stored once), ``time``
 (RFC 3339, UTC, milliseconds), ``cluster``, ``user`` (as the gateway knows them),
@@ -9,14 +9,15 @@ in ``GET /api/v1/audit``:
 ID token; ``apiserver``, the API server named the user in its answer; ``token``, the ``sub``
 claim of a token the API server accepted for this very write; ``claim``, the same claim of a
 token the write never got past (not verified); ``unknown``), ``client`` (the client's address as
-far as it can be relied on: forwarded-for headers only from ``--trusted-proxies``), ``route`` (the route's name, ``terminal`` for a shell),
-``method``, the object (``kind``, ``group``, ``resource``, ``namespace``, ``name``),
-``status`` (the HTTP status answered), ``reason`` (the API server's reason, or ours, on a
-failure) and ``message`` (its message, cut at ``MAX_MESSAGE``), ``requestId``, and
-``details`` (a small object: a terminal's container and event, the impersonated user, ...).
+far as it can be relied on: forwarded-for headers only from ``--trusted-proxies``), ``route``
+(the route's name, ``terminal`` for a shell), ``method``, the object (``kind``, ``group``,
+``resource``, ``namespace``, ``name``), ``status`` (the HTTP status answered), ``reason`` (the
+API server's reason, or ours, on a failure) and ``message`` (its message, cut at
+``MAX_MESSAGE``), ``requestId``, and ``details`` (a small object: a terminal's container and
+event, the impersonated user, ...).
 
-Nothing a request body carries goes into an entry beyond names of objects: never data,
-tokens, keystrokes or output.
+Nothing a request body carries goes into an entry beyond names of objects: never data, tokens,
+keystrokes or output.
 """
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 
 ``user``, ``namespace`` and ``kind`` filter exactly (kind without regard to case: ``deployment``
 as the lists spell it, or ``<plural>.<group>``); ``since`` and ``until`` are RFC 3339 times
-(``since`` included, ``until`` not); ``itemsPerPage`` (default 10, at most ``MAX_PER_PAGE``)
-and ``page`` (from 1, at most ``MAX_PAGE``). A bad parameter is a 400 naming it; more than
-``audit.trail.MAX_READS`` reads at once in the process, a 429 with Retry-After. The caller sees an entry only when
-the cluster would let them read what it is about (audit/visibility.py); the answer is
-``{"listMeta": {"totalItems"}, "entries": [...], "errors": [...]}``, ``totalItems`` counting
-the entries they may see.
+(``since`` included, ``until`` not); ``itemsPerPage`` (default 10, at most ``MAX_PER_PAGE``) and
+``page`` (from 1, at most ``MAX_PAGE``). A bad parameter is a 400 naming it; more than
+``audit.trail.MAX_READS`` reads at once in the process, a 429 with Retry-After. The caller sees
+an entry only when the cluster would let them read what it is about (audit/visibility.py); the
+answer is ``{"listMeta": {"totalItems"}, "entries": [...], "errors": [...]}``, ``totalItems``
+counting the entries they may see.
 """
 
 from dashboard_api.audit import store as audit_store, visibility

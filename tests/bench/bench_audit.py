@@ -28,7 +28,6 @@ import tempfile
 import time
 
 from tests.cluster.controlplane import LocalCluster
-from tests.resources import kube
 from tests.support.gateway import Gateway
 
 

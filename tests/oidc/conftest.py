@@ -155,5 +155,6 @@ def oidc_setup(oidc_base):
                 started.stop()
 
 
-__all__ = ["ACCOUNTS", "FLEET", "FLEET_HOME", "TEAMS", "authenticator_ready", "chromium_path", "grant_groups",
+__all__ = ["ACCOUNTS", "FLEET", "FLEET_HOME", "TEAMS", "authenticator_ready", "chromium_path",
+           "grant_groups",
            "oidc_base", "oidc_setup"]

@@ -4,9 +4,9 @@ One idea per module: ``http`` (calls to the provider, with deadlines and bounded
 ``jwks`` (the provider's keys), ``idtoken`` (verifying an ID token), ``provider`` (discovery and
 the keys, cached), ``flow`` (state, nonce and PKCE sealed in a cookie), ``refreshcookie`` (the
 refresh token sealed in an HttpOnly cookie), ``sessioncookie`` (the current ID token sealed in
-an HttpOnly cookie of the whole gateway: one sign-in for every cluster), ``relyingparty`` (authorization, code exchange,
-refresh, logout). The routes are in handlers/oidc.py. Configured by the ``--oidc-*`` flags;
-``make`` returns None without ``--oidc-issuer-url``.
+an HttpOnly cookie of the whole gateway: one sign-in for every cluster), ``relyingparty``
+(authorization, code exchange, refresh, logout). The routes are in handlers/oidc.py. Configured
+by the ``--oidc-*`` flags; ``make`` returns None without ``--oidc-issuer-url``.
 """
 
 import urllib.parse
