@@ -332,9 +332,10 @@ def _add_audit_flags(p):
     audit = p.add_argument_group("audit trail")
     audit.add_argument("--audit-db", default=None,
                        help="where every change made through the gateway is recorded: a "
-                            "SQLite file (default $XDG_STATE_HOME/dashboard-api/audit.db, "
-                            "else ~/.local/state/...), a PostgreSQL URL postgresql://... shared "
-                            "by replicas, or none (the log only)")
+                            "SQLite file (default audit.db in systemd's $STATE_DIRECTORY, else "
+                            "$XDG_STATE_HOME/dashboard-api/, else ~/.local/state/dashboard-api/"
+                            "), a PostgreSQL URL postgresql://... shared by replicas, or none "
+                            "(the log only)")
     audit.add_argument("--audit-retention", type=retention, default=retention("90d"),
                        metavar="AGE[,ENTRIES]",
                        help="entries older than AGE are deleted, then the oldest beyond "

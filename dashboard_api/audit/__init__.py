@@ -27,7 +27,11 @@ class AuditConfigError(ValueError):
 
 
 def default_path():
-    """``$XDG_STATE_HOME/dashboard-api/audit.db`` (``~/.local/state`` without it)."""
+    """``audit.db`` in systemd's ``$STATE_DIRECTORY`` (a unit's StateDirectory=), else in
+    ``$XDG_STATE_HOME/dashboard-api`` (``~/.local/state/dashboard-api`` without it)."""
+    systemd = (os.environ.get("STATE_DIRECTORY") or "").split(":")[0]
+    if systemd:
+        return os.path.join(systemd, "audit.db")
     state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
                                                             "state")
     return os.path.join(state, "dashboard-api", "audit.db")

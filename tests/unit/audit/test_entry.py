@@ -64,3 +64,18 @@ def test_an_entry_holds_names_bounded_and_nothing_else():
 def test_the_object_a_write_route_names(template, params, expected):
     got = targets.from_route(template, params, "kd", "settings")
     assert (got.kind, got.group, got.resource, got.namespace, got.name) == expected
+
+
+def test_the_default_database_follows_systemd_then_xdg(monkeypatch):
+    import os
+
+    from dashboard_api import audit
+    monkeypatch.setenv("STATE_DIRECTORY", "/var/lib/dashboard-api:/other")
+    assert audit.default_path() == "/var/lib/dashboard-api/audit.db"
+    monkeypatch.delenv("STATE_DIRECTORY")
+    monkeypatch.setenv("XDG_STATE_HOME", "/state")
+    assert audit.default_path() == "/state/dashboard-api/audit.db"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", "/home/u")
+    assert audit.default_path() == os.path.join("/home/u", ".local", "state", "dashboard-api",
+                                                "audit.db")
