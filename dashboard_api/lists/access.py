@@ -62,10 +62,11 @@ class Access:
     def identity(handle):
         return cache_key(handle.token or "", handle.impersonation)
 
-    async def allowed(self, handle, verb, resource, namespace="", name=None, budget=None):
+    async def allowed(self, handle, verb, resource, namespace="", name=None, budget=None,
+                      subresource=None):
         """Whether the caller may; with a `budget` (Budget) exhausted, False without asking."""
         identity = self.identity(handle)
-        key = (identity, verb, resource.group, resource.plural, namespace, name)
+        key = (identity, verb, resource.group, resource.plural, namespace, name, subresource)
         found = self._answers.get(key)
         if found is not None:
             self.hits += 1
@@ -82,6 +83,8 @@ class Access:
             attributes["namespace"] = namespace
         if name:
             attributes["name"] = name
+        if subresource:
+            attributes["subresource"] = subresource
 
         async def review():
             answer = await self._review(identity, handle, attributes)
