@@ -236,7 +236,10 @@ class BaseHandler(tornado.web.RequestHandler):
         else:
             error = ApiError(status_code, "Internal error" if status_code >= 500
                              else REASONS.get(status_code, self._reason))
-        self.audit_error = error
+        # What the audit entry says of it, not the exception itself: its traceback holds the
+        # frames of the request (its decoded body among them) in a cycle with this handler,
+        # freed only by a full collection, which the frozen cache makes rare.
+        self.audit_error = (error.reason, error.message)
         if error.code == 401:
             self.set_header("WWW-Authenticate", 'Bearer realm="dashboard"')
         if error.code == 405 and self.route is not None:
@@ -270,7 +273,7 @@ class BaseHandler(tornado.web.RequestHandler):
     # --- the audit trail -------------------------------------------------------------------
 
     audit_person = None    # the verified person of a write in forward mode (_audit_identify)
-    audit_error = None     # the ApiError answered, if any (write_error)
+    audit_error = None     # (reason, message) of the ApiError answered, if any (write_error)
     audit_targets = None   # [audit.entry.Target]: set by handlers that learn their objects
 
     @property
@@ -285,8 +288,7 @@ class BaseHandler(tornado.web.RequestHandler):
         request, route = self.request, self.route
         error = self.audit_error
         status = self.get_status()
-        reason = error.reason if error is not None and status >= 400 else ""
-        message = error.message if error is not None and status >= 400 else ""
+        reason, message = error if error is not None and status >= 400 else ("", "")
         token = bearer_token(request.headers.get("Authorization"))
         user, verified, source, details = audit_entry.who(
             self.person or self.audit_person, subject(token) if token else None,
