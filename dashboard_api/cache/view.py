@@ -10,7 +10,11 @@ The store decides how a page is read, not its caller:
   FilteredIndex of its matches, kept per event; a broad filter walks the sorted index in the
   executor, its matches remembered until the scope changes;
 - **else by a selection** of the scope's rows (query/page.py ``select``), remembered in the
-  cache's Memo until the store or a related read it used changes.
+  cache's Memo until the store or a related read it used changes; so is a search whose match
+  reads the related reads (query/search.py: a workload's status), which no index could keep.
+
+A filter's search (``filterBy=name,<query>``) is bound to the view's kind here, and matched by
+the same code in every path (query/search.py ``Bound.filter``).
 
 Both give the answer the pass-through path gives for the same objects.
 """
@@ -25,6 +29,7 @@ from dashboard_api.cache.store import Store
 from dashboard_api.query.listquery import Query
 from dashboard_api.query.page import OFF_LOOP_ROWS, Page, Run, select
 from dashboard_api.query.rows import Row, filter_rows, paginate
+from dashboard_api.query.search import bind_filters, reads_related
 
 
 class StoreView:
@@ -40,7 +45,7 @@ class StoreView:
         return self.store.count(self.namespaces)
 
     async def page(self, query: Query, status: bool, rel: Mapping[str, Any], run: Run) -> Page:
-        if self.indexable(status):
+        if self.indexable(status) and not reads_related(query.filters, self.kind):
             return await self._indexed(query, status, rel, run)
         return await self._selected(query, status, rel, run)
 
@@ -65,7 +70,8 @@ class StoreView:
         filtering = bool(kind.filterable and query.filters)
         matches = index = None
         if filtering:   # an index of the matches, kept per event
-            index = await store.orders.ensure_filtered(spec, query.filters, kind.properties, run)
+            filters = bind_filters(query.filters, kind)
+            index = await store.orders.ensure_filtered(spec, filters, kind.properties, run)
         if index is None:
             index = await store.orders.ensure(spec, run, walked=filtering)
             if filtering:   # broad: a walk in the executor, remembered
@@ -135,4 +141,4 @@ def filtered_walk(kind: Any, index: Any, names: tuple[str, ...], query: Query) -
     else:
         parts = [list(index.by_namespace.get(ns, ())) for ns in dict.fromkeys(names)]
         rows = parts[0] if len(parts) == 1 else list(heapq.merge(*parts, key=index.key))
-    return filter_rows(rows, query.filters, kind.properties)
+    return filter_rows(rows, bind_filters(query.filters, kind), kind.properties)
