@@ -110,6 +110,7 @@ _WEBHOOKS = {"webhooks": "array"}
 
 _POD_SEARCH = Facets.of_properties(pods.PROPERTIES, images=pods.images, node=pods.node_name)
 _OWNER_SEARCH = Facets(status=of_related(workload_status.owned_status_text), status_reads=True,
+                       buckets=workload_status.owned_status_buckets,
                        images=workloads.template_images)
 
 
@@ -149,7 +150,8 @@ TABLE = [
          status_facts=workload_status.status_facts, status_split=workload_status.status_split,
          status_counted=workload_status.deployment_status_counted,
          search=Facets(status=of_related(workload_status.deployment_status_text),
-                       status_reads=True, images=workloads.template_images),
+                       status_reads=True, buckets=workload_status.deployment_status_buckets,
+                       images=workloads.template_images),
          metrics=members.DEPLOYMENT_PODS, detail=workload_details.deployment_detail,
          detail_needs=workload_details.deployment_detail_needs,
          sublists=(_EVENTS, workload_details.OLD_REPLICA_SETS, workload_details.NEW_REPLICA_SET),

@@ -98,6 +98,12 @@ class Access:
             return answer
         return await self._asking.run(key, review)
 
+    def known(self, handle, verb, resource, namespace="", name=None):
+        """The remembered answer of ``allowed`` (True or False), or None when it must be
+        asked: nothing is asked here."""
+        return self._answers.get((self.identity(handle), verb, resource.group, resource.plural,
+                                  namespace, name))
+
     async def rules(self, handle, namespace, budget=None):
         """The caller's ``Rules`` in ``namespace`` (a SelfSubjectRulesReview), remembered for
         ``ttl`` seconds; None when the ``budget`` is spent."""
@@ -139,8 +145,11 @@ class Access:
         """Returns when the caller may list ``resource`` in every namespace of ``namespaces``
         (a tuple; empty: cluster-wide); else raises the API server's own error."""
         scopes = namespaces or ("",)
-        answers = await asyncio.gather(*(self.allowed(handle, "list", resource, ns)
-                                         for ns in scopes))
+        if len(scopes) == 1:   # one answer, most often remembered: no task to wait for
+            answers = [await self.allowed(handle, "list", resource, scopes[0])]
+        else:
+            answers = await asyncio.gather(*(self.allowed(handle, "list", resource, ns)
+                                             for ns in scopes))
         for ns, ok in zip(scopes, answers):
             if not ok:
                 await self.refusal(handle, resource, ns)

@@ -27,6 +27,7 @@ its matches are ranked in the executor when many.
 from __future__ import annotations
 
 import asyncio
+import copy
 import heapq
 import itertools
 from typing import Any
@@ -137,7 +138,11 @@ class KindsSearch:
     async def run(self) -> dict:
         chosen, skipped, named = kinds_of(self.query)
         passed = await self._passed_through(chosen, named)
-        results = await asyncio.gather(*(self._kind(kind, passed) for kind in chosen))
+        await self._ask_access(chosen)
+        # One kind after the other: with the caller's answers remembered, a kind's page is read
+        # without waiting for anything (but a walk in the executor), so the whole search runs
+        # in a few steps of the event loop, not a step per kind behind every other request's.
+        results = [await self._kind(kind, passed) for kind in chosen]
         found = []
         for kind, result in zip(chosen, results):
             if isinstance(result, Skipped):
@@ -160,20 +165,39 @@ class KindsSearch:
 
     # --- one kind ------------------------------------------------------------------------------
 
+    async def _ask_access(self, chosen):
+        """Asks at once (concurrently) what the caller may list that is not remembered yet:
+        each kind cluster-wide, or in the namespaces ``ns:`` names."""
+        fetch = self.fetch
+        access = fetch.source.access
+        wanted = self.query.values("ns")
+        asks = []
+        for kind in chosen:
+            try:
+                resource = await fetch.resource(kind)
+            except ApiError:
+                continue   # not served: _search_kind says so
+            for ns in sorted(wanted) if wanted is not None and kind.namespaced else ("",):
+                if access.known(fetch.handle, "list", resource, ns) is None:
+                    asks.append(access.allowed(fetch.handle, "list", resource, ns,
+                                               budget=fetch.reviews))
+        if asks:
+            for answer in await asyncio.gather(*asks, return_exceptions=True):
+                if isinstance(answer, BaseException) and not isinstance(answer, ApiError):
+                    raise answer
+
     async def _passed_through(self, chosen, named):
         """{kind name: None (searched through the caller's LIST) or why not} of the named
         kinds the cache does not answer: the first PASSED_KINDS in table order."""
-        named = [kind for kind in chosen if kind.name in named]
-        cached = await asyncio.gather(*(self.fetch.cached(kind) for kind in named),
-                                      return_exceptions=True)
         out = {}
-        for kind, answer in zip(named, cached):
-            if isinstance(answer, BaseException):
-                if not isinstance(answer, ApiError):
-                    raise answer
-                continue   # discovery's error: _search_kind meets it again
-            if answer:
+        for kind in chosen:
+            if kind.name not in named:
                 continue
+            try:
+                if await self.fetch.cached(kind):
+                    continue
+            except ApiError:
+                continue   # discovery's error: _search_kind meets it again
             out[kind.name] = None if len(out) < PASSED_KINDS else (
                 "at most %d kinds are searched through the API server at once" % PASSED_KINDS)
         return out
@@ -199,25 +223,19 @@ class KindsSearch:
         elif not await fetch.cached(kind):
             raise Skipped(NOT_CACHED % kind.name)
         namespaces = await self._scope(kind, wanted)
-        rows = await fetch.rows(kind, namespaces)
+        rows = await fetch.rows(searchable(kind), namespaces)
         rel = Related()
         if self.query.reads_related(kind) and len(rows):
             await fetch.gather(standard_needs(kind.list_needs, namespaces), rel)
         run = fetch.cluster.executor.run
         ranking = bool(self.words)
-        matched_here = bool(self.query) and not kind.filterable   # its list ignores filters
-        filters = (("name", self.query),) if self.query and kind.filterable else ()
-        if ranking or matched_here:   # every match, to rank or to match here
+        filters = (("name", self.query),) if self.query else ()
+        if ranking:   # every match, to rank
             query = Query(filters, NEWEST, page=0)
-        else:                         # the newest matches, as deep as the search pages
+        else:         # the newest matches, as deep as the search pages
             query = Query(filters, NEWEST, self.depth, 1)
         page = await rows.page(query, False, rel, run)
         matches, total = page.rows, page.total
-        if matched_here:
-            bound = self.query.bind(kind, rel)
-            matches = await run(bound.filter, matches) if len(matches) >= OFF_LOOP_ROWS else \
-                bound.filter(matches)
-            total = len(matches)
         if ranking:
             ranked = await run(_rank, kind, matches, self.words, self.depth) \
                 if len(matches) >= OFF_LOOP_ROWS else _rank(kind, matches, self.words,
@@ -304,6 +322,26 @@ class KindsSearch:
         await asyncio.gather(*(self.fetch.gather(
             standard_needs(p.kind.list_needs, p.namespaces), p.rel) for p in needing.values()))
         return [_item(part.kind, row, part.rel) for part, row in page]
+
+
+_SEARCHABLE = {}
+
+
+def searchable(kind):
+    """``kind`` as a search reads its rows: filtered by the query even where its list ignores
+    ``filterBy`` (events), through the same paging call (a filtered index kept per event, a
+    walk). The copy keeps the kind's name: the cache's filtered indexes and remembered walks
+    are keyed by it and by the filters, which the lists of such a kind never make; and a
+    search's scope is always in the store's order, so it never takes the path of the lists'
+    remembered selections."""
+    if kind.filterable:
+        return kind
+    found = _SEARCHABLE.get(kind.name)
+    if found is None:
+        found = copy.copy(kind)
+        found.filterable = True
+        _SEARCHABLE[kind.name] = found
+    return found
 
 
 def _namespace(row):

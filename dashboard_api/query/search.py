@@ -57,16 +57,23 @@ class Facets:
     """What a kind offers a search beyond its name, namespace and labels (kinds/kind.py
     ``Kind.search``): ``status(row, rel)``, the status its list shows (None: it shows none;
     ``rel`` read only when ``status_reads`` is true, e.g. a workload's pods);
-    ``images(obj)``, its container images; ``node(obj)``, the node it runs on."""
+    ``images(obj)``, its container images; ``node(obj)``, the node it runs on.
 
-    __slots__ = ("status", "status_reads", "images", "node")
+    ``buckets(rel) -> (((text, uids), ...), rest)``: for a status read from the related reads,
+    the same status as sets of object UIDs (the first set holding an object's UID gives its
+    text, ``rest`` for those in none): a ``status:`` term then costs a dictionary lookup per
+    row (tens of thousands of replica sets), not the status of each."""
+
+    __slots__ = ("status", "status_reads", "images", "node", "buckets")
 
     def __init__(self, status: Callable | None = None, images: Callable | None = None,
-                 node: Callable | None = None, status_reads: bool = False):
+                 node: Callable | None = None, status_reads: bool = False,
+                 buckets: Callable | None = None):
         self.status = status
         self.status_reads = status_reads
         self.images = images
         self.node = node
+        self.buckets = buckets
 
     @classmethod
     def of_properties(cls, props: Any, **facets: Any) -> Facets:
@@ -215,6 +222,13 @@ class Search:
         return bool(facets is not None and facets.status_reads
                     and any(t.prefix == "status" for t in self.terms))
 
+    def object_part(self, kind: Any) -> Search:
+        """This search without the terms that read ``kind``'s related reads: what an index
+        kept per event may hold the matches of (a superset of the whole search's)."""
+        if not self.reads_related(kind):
+            return self
+        return Search(t for t in self.terms if t.prefix != "status")
+
     def bind(self, kind: Any, rel: Any = None) -> Bound:
         """This search as it matches ``kind``'s rows (``rel``: the list's related reads, for a
         status that reads them)."""
@@ -291,6 +305,13 @@ class Bound:
     def __repr__(self):
         return "Bound(%r, %s)" % (self.search, self.kind.name)
 
+    def impossible(self) -> bool:
+        """Whether no row of the kind can match (a term the kind lacks: ``image:`` of config
+        maps, a status its list never shows): then no row need be read."""
+        if self._steps is None:
+            self._steps = self._compile()
+        return _nothing in self._steps
+
     def filter(self, rows: Iterable[Any], props: Any = None) -> list:
         if self._steps is None:
             self._steps = self._compile()
@@ -346,7 +367,31 @@ def _step(term, kind, rel):
     status_of = facets.status if facets is not None else None
     if status_of is None:
         return _nothing
+    if facets.buckets is not None and rel is not None:
+        return _bucket_step(facets.buckets(rel), values)
     return lambda rows: [r for r in rows if _status_matches(status_of(r, rel), values)]
+
+
+def _uid(row):
+    obj = getattr(row, "obj", None) or _EMPTY
+    return (obj.get("metadata") or _EMPTY).get("uid")
+
+
+def _bucket_step(buckets, values):
+    """The status step of a status given as sets of UIDs (Facets.buckets): which UIDs the
+    query keeps or drops, decided once; then a lookup per row, by its facts when they are its
+    UID (a workload's, in the watch cache), else by its object's."""
+    groups, rest = buckets
+    kept = [_status_matches(text, values) for text, _uids in groups]
+    rest_kept = _status_matches(rest, values)
+    if not rest_kept and not any(kept):
+        return _nothing   # no status of the kind matches: no row need be read
+    decided = {}
+    for keep, (_text, uids) in zip(kept, groups):
+        for uid in uids:
+            decided.setdefault(uid, keep)
+    return lambda rows: [r for r in rows if decided.get(
+        r.facts if r.facts.__class__ is str else _uid(r), rest_kept)]
 
 
 def _status_matches(status, values):
@@ -374,6 +419,23 @@ def bind_filters(filters: Sequence[tuple[str, Any]], kind: Any, rel: Any = None)
                  for prop, value in filters)
 
 
+def impossible(filters: Sequence[tuple[str, Any]]) -> bool:
+    """Whether a bound search of ``filters`` matches no row of its kind whatever it holds."""
+    return any(isinstance(value, Bound) and value.impossible() for _p, value in filters)
+
+
 def reads_related(filters: Sequence[tuple[str, Any]], kind: Any) -> bool:
     """Whether a Search of ``filters`` reads ``kind``'s related reads."""
     return any(isinstance(value, Search) and value.reads_related(kind) for _p, value in filters)
+
+
+def object_part(filters: Sequence[tuple[str, Any]], kind: Any) -> tuple:
+    """``filters`` with each Search cut to its ``object_part`` (empty ones dropped)."""
+    out = []
+    for prop, value in filters:
+        if isinstance(value, Search):
+            value = value.object_part(kind)
+            if not value:
+                continue
+        out.append((prop, value))
+    return tuple(out)

@@ -119,9 +119,19 @@ def _status_text_by(failing_of, pending_of):
     return status_text
 
 
+def _buckets_by(failing_of, pending_of):
+    """The same statuses as sets of UIDs (query.search.Facets.buckets)."""
+    def buckets(rel):
+        return (("Failed", failing_of(rel)), ("Pending", pending_of(rel))), "Running"
+    return buckets
+
+
 owned_status_text = _status_text_by(_warned_controllers, _pending_controllers)
+owned_status_buckets = _buckets_by(_warned_controllers, _pending_controllers)
 deployment_status_text = _status_text_by(lambda rel: rel.warned_deployments(),
                                          lambda rel: rel.pending_deployments())
+deployment_status_buckets = _buckets_by(lambda rel: rel.warned_deployments(),
+                                        lambda rel: rel.pending_deployments())
 
 
 # Jobs: failed or complete by their conditions, else running when one of their pods runs (the

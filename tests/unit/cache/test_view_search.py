@@ -110,8 +110,8 @@ _SET_NAMES = ["web", "db", "api"]
 def test_a_workloads_status_is_matched_through_its_related_reads_on_both_paths(sets, pods,
                                                                                text):
     """A replica set's status is read from its pods and their events: the cache answers it by
-    a selection of the scope (remembered with the related reads' versions), never by an
-    index."""
+    a walk of its sorted index with those reads (never a filtered index, which could not keep
+    it), matched by the sets of UIDs of each status, as the status each item shows."""
     kind = kinds.get("replicaset")
     objects = [{"metadata": {"namespace": ns, "name": name, "uid": "rs-%s-%s" % (ns, name),
                              "labels": {"app": name}},
@@ -134,3 +134,9 @@ def test_a_workloads_status_is_matched_through_its_related_reads_on_both_paths(s
     expected = _from_memory(kind, _listed(store, ()), (), query, rel)
     assert [r.name for r in got.rows] == [r.obj["metadata"]["name"] for r in expected.rows]
     assert got.total == expected.total
+    # the status as sets of UIDs (what a status: term matches by) is the status each item shows
+    shown = {(r.namespace, r.name): kind.search.status(r, rel) for r in store.scope(())}
+    for status in ("Failed", "Pending", "Running"):
+        bound = search.parse("status:" + status).bind(kind, rel)
+        assert sorted((r.namespace, r.name) for r in bound.filter(store.scope(()))) == sorted(
+            key for key, text in shown.items() if text == status)
