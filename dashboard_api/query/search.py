@@ -42,6 +42,7 @@ from dashboard_api.serving.errors import bad_request
 MAX_LENGTH = 256
 MAX_TERMS = 16
 MAX_CHOICES = 16
+MAX_TEXTS = 1024   # status texts remembered by one status term (a kind shows a few)
 
 PREFIXES = ("name", "label", "ns", "status", "node", "image", "kind")
 
@@ -64,16 +65,17 @@ class Facets:
     text, ``rest`` for those in none): a ``status:`` term then costs a dictionary lookup per
     row (tens of thousands of replica sets), not the status of each."""
 
-    __slots__ = ("status", "status_reads", "images", "node", "buckets")
+    __slots__ = ("status", "status_reads", "images", "node", "buckets", "status_at")
 
     def __init__(self, status: Callable | None = None, images: Callable | None = None,
                  node: Callable | None = None, status_reads: bool = False,
-                 buckets: Callable | None = None):
+                 buckets: Callable | None = None, status_at: int | None = None):
         self.status = status
         self.status_reads = status_reads
         self.images = images
         self.node = node
         self.buckets = buckets
+        self.status_at = status_at   # the status's place in the row's keys, when it is one
 
     @classmethod
     def of_properties(cls, props: Any, **facets: Any) -> Facets:
@@ -82,6 +84,7 @@ class Facets:
         if "status" in props and "status" not in facets:
             at = position(props, "status")
             facets["status"] = lambda row, rel: row.keys[at]
+            facets["status_at"] = at
         return cls(**facets)
 
 
@@ -369,7 +372,31 @@ def _step(term, kind, rel):
         return _nothing
     if facets.buckets is not None and rel is not None:
         return _bucket_step(facets.buckets(rel), values)
+    if facets.status_at is not None:
+        return _key_step(facets.status_at, values)
     return lambda rows: [r for r in rows if _status_matches(status_of(r, rel), values)]
+
+
+def _key_step(at, values):
+    """The status step of a status kept in the row's keys: a kind shows a few statuses (the
+    watch cache shares each text), so each text is matched once and remembered (at most
+    MAX_TEXTS of them), then a lookup per row."""
+    decided = {}
+
+    def step(rows):
+        out = []
+        append = out.append
+        for r in rows:
+            text = r.keys[at]
+            keep = decided.get(text)
+            if keep is None:
+                keep = _status_matches(text, values)
+                if len(decided) < MAX_TEXTS:
+                    decided[text] = keep
+            if keep:
+                append(r)
+        return out
+    return step
 
 
 def _uid(row):
