@@ -146,7 +146,10 @@ def sort_spec(query: Query, props: Mapping[str, Any]) -> tuple[tuple[str, bool],
 
 
 async def _walk(run, kind, index, names, query, rel):
-    if index.count(names) >= OFF_LOOP_ROWS:
+    count = index.count(names)
+    if not count:
+        return []
+    if count >= OFF_LOOP_ROWS:
         return await run(filtered_walk, kind, index, names, query, rel)
     return filtered_walk(kind, index, names, query, rel)
 

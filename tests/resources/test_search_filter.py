@@ -14,8 +14,11 @@ def test_every_term_on_the_lists(cluster, gateway, namespace, admin_token, cache
     total, found = searchcases.names(gateway, "/api/v1/pod", admin_token, label)
     assert total == 4 and found[:3] == ["db-0", "stuck", "web-1"]
     node = cluster.nodes[0]
-    assert searchcases.names(gateway, "/api/v1/node", admin_token, "status:ready " + node) == (
-        1, [node])
+    status, obj = cluster.request("GET", "/api/v1/nodes/" + node)
+    ready = [c["status"] for c in obj["status"]["conditions"] if c["type"] == "Ready"]
+    shown = "ready" if ready == ["True"] else "notready" if ready == ["False"] else "unknown"
+    assert searchcases.names(gateway, "/api/v1/node", admin_token,
+                             "status:%s %s" % (shown, node)) == (1, [node])
     assert searchcases.names(gateway, "/api/v1/namespace", admin_token,
                              "status:active " + namespace) == (1, [namespace])
     for path in ("/api/v1/pod/" + namespace, "/api/v1/node", "/api/v1/event"):
