@@ -8,11 +8,12 @@ not a second pipeline.
          every event of every object it names); a kind not cached (secrets, leases not opted
          in) only when ``kind:`` names it, through the caller's own LIST (lists/passthrough.py,
          bounded), at most PASSED_KINDS of them; any other is in ``skipped``, with why
-      -> per kind, concurrently: where the caller may list it, as its list decides (cluster-wide,
-         else the namespaces where their rules allow it, each then reviewed as a list's are:
-         lists/access.py), its rows (``Fetch.rows``: the cache's view, never a LIST) and the
-         page of its matches newest first (``rows.page`` of ``filterBy=name,<query>``: the
-         cache picks a filtered index, a walk or a remembered selection)
+      -> per kind, one after the other (what the caller may list asked at once beforehand):
+         where the caller may list it, as its list decides (cluster-wide, else the namespaces
+         where their rules allow it, each then reviewed as a list's are: lists/access.py), its
+         rows (``Fetch.rows``: the cache's view, never a LIST) and the page of its matches
+         newest first (``rows.page`` of ``filterBy=name,<query>``: the cache picks a filtered
+         index kept per event, or a walk)
       -> ranked: names equal to a word of the query first, then names starting with one, then
          the rest; newest first in each; then kind, namespace and name
       -> the page of them: {kind, objectMeta, status (what its list shows)}; the total, the
@@ -30,7 +31,6 @@ import asyncio
 import copy
 import heapq
 import itertools
-from typing import Any
 
 from dashboard_api.kinds import table as kinds
 from dashboard_api.lists.access import Budget
@@ -254,8 +254,10 @@ class KindsSearch:
         resource = await fetch.resource(kind)
         if wanted is not None:
             names = sorted(wanted, key=lambda ns: ns + "/")
-            answers = await asyncio.gather(*(access.allowed(
-                fetch.handle, "list", resource, ns, budget=fetch.reviews) for ns in names))
+            answers = [access.known(fetch.handle, "list", resource, ns) for ns in names]
+            if None in answers:   # not remembered (the budget was spent): asked now
+                answers = await asyncio.gather(*(access.allowed(
+                    fetch.handle, "list", resource, ns, budget=fetch.reviews) for ns in names))
             allowed = [ns for ns, ok in zip(names, answers) if ok]
             if not allowed:
                 raise Skipped("forbidden: you may not list %s in %s" % (

@@ -27,7 +27,6 @@ import time
 
 from dashboard_api.cache import slim
 from dashboard_api.cache.joined import join_stores
-from dashboard_api.cache.memo import Memo  # noqa: F401 (the source's, made by CacheSource)
 from dashboard_api.cache.rows import row_of
 from dashboard_api.cache.store import SYNCED, Store
 from dashboard_api.kinds import table as kinds
