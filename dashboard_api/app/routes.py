@@ -5,9 +5,10 @@ Tornado's URL specs and the OpenAPI document, so the two cannot drift apart. A f
 its module here.
 """
 
-from dashboard_api.handlers import (appdeployment, cani, clusterinfo, creates, customresources,
-                                    drain, health, integrations, logs, oidc, raw, resources, scale,
-                                    search, settings, shell, signin, system, workloadops)
+from dashboard_api.handlers import (appdeployment, audit, cani, clusterinfo, creates,
+                                    customresources, drain, health, integrations, logs, oidc, raw,
+                                    resources, scale, search, settings, shell, signin, system,
+                                    workloadops)
 
 # In the order their routes are listed (the OpenAPI document's order).
 ROUTE_MODULES = (
@@ -15,6 +16,8 @@ ROUTE_MODULES = (
     search, customresources, logs, shell,
     # Writes (issue 9).
     raw, scale, workloadops, drain, creates, appdeployment,
+    # The audit trail of those writes and of terminals (issue #39).
+    audit,
 )
 
 

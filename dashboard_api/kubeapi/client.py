@@ -108,6 +108,16 @@ class Cluster:
         return Handle(self, {"Authorization": "Bearer " + token}, impersonation or {},
                       limiter=self.buckets.for_caller(token))
 
+    def impersonating(self, impersonation, key):
+        """The service's own credentials naming a person the gateway has verified itself
+        (``impersonation``: their Impersonate-User and Impersonate-Group lines): a cluster in
+        ``impersonate`` mode (auth/persons.py). ``key`` (their ID token) tells callers apart
+        for the rate limit, as a token does."""
+        if self.config.service_pool is None:
+            raise ApiError(500, "the service has no identity of its own in proxy mode")
+        return Handle(self, None, impersonation, service=True,
+                      limiter=self.buckets.for_caller(key))
+
     def service_handle(self):
         """The service's own identity; only for calls the specification allows."""
         if self.config.service_pool is None:
@@ -204,6 +214,16 @@ class Handle:
         """The impersonation header lines, ((name, value), ...), in the caller's order."""
         return self._impersonation
 
+    @property
+    def service(self):
+        """Whether calls carry the service's own credentials (its identity, or a person it
+        impersonates): they go through the service's pool and TLS context."""
+        return self._service
+
+    def pool(self):
+        config = self.cluster.config
+        return config.service_pool if self._service else config.user_pool
+
     def header_lines(self):
         """Every header of a call as (name, value) lines; a repeated impersonation header
         stays one line per value."""
@@ -231,7 +251,7 @@ class Handle:
             body = ujson.dumps(body, ensure_ascii=False, escape_forward_slashes=False)
         if body is not None:
             headers["Content-Type"] = content_type
-        pool = cluster.config.service_pool if self._service else cluster.config.user_pool
+        pool = self.pool()
         await self.limiter.acquire()
         deadline = cluster.deadline(timeout, changes(method, path))
         response = await cluster.run_call(
@@ -289,7 +309,7 @@ class Handle:
         await self.limiter.acquire()
         deadline = cluster.deadline(timeout)
         result = await cluster.run_call(
-            cluster.streams, deadline, "GET", cluster._send, cluster.config.user_pool, "GET",
+            cluster.streams, deadline, "GET", cluster._send, self.pool(), "GET",
             cluster.url(path, params), self.headers(), None, deadline, True)
         if isinstance(result, Response):
             raise from_apiserver(result.status, result.data)

@@ -71,10 +71,11 @@ class Access:
     def identity(handle):
         return cache_key(handle.token or "", handle.impersonation)
 
-    async def allowed(self, handle, verb, resource, namespace="", name=None, budget=None):
+    async def allowed(self, handle, verb, resource, namespace="", name=None, budget=None,
+                      subresource=None):
         """Whether the caller may; with a `budget` (Budget) exhausted, False without asking."""
         identity = self.identity(handle)
-        key = (identity, verb, resource.group, resource.plural, namespace, name)
+        key = (identity, verb, resource.group, resource.plural, namespace, name, subresource)
         found = self._answers.get(key)
         if found is not None:
             self.hits += 1
@@ -91,6 +92,8 @@ class Access:
             attributes["namespace"] = namespace
         if name:
             attributes["name"] = name
+        if subresource:
+            attributes["subresource"] = subresource
 
         async def review():
             answer = await self._limited(identity, lambda: handle.can_i(**attributes))
@@ -98,11 +101,11 @@ class Access:
             return answer
         return await self._asking.run(key, review)
 
-    def known(self, handle, verb, resource, namespace="", name=None):
+    def known(self, handle, verb, resource, namespace="", name=None, subresource=None):
         """The remembered answer of ``allowed`` (True or False), or None when it must be
         asked: nothing is asked here."""
         return self._answers.get((self.identity(handle), verb, resource.group, resource.plural,
-                                  namespace, name))
+                                  namespace, name, subresource))
 
     async def rules(self, handle, namespace, budget=None):
         """The caller's ``Rules`` in ``namespace`` (a SelfSubjectRulesReview), remembered for

@@ -24,7 +24,7 @@ LAYERS = (
     ("kinds",),
     ("cache", "web", "writes"),
     ("lists",),
-    ("auth", "logs", "metrics", "terminal"),
+    ("audit", "auth", "logs", "metrics", "terminal"),
     ("clusters",),
     ("handlers",),
     ("app",),

@@ -261,3 +261,47 @@ def test_the_search_box_of_the_editor(page, home_gateway, team_pod, editor_token
     expect(page.locator("#search-skipped-title")).to_contain_text("kinds not searched")
     expect(page.locator("#search-skipped-list")).to_contain_text(
         "node: forbidden: you may not list nodes")
+
+
+def test_the_activity_view(page, home_gateway, home_ns, cluster, admin_token, norights_token):
+    """Changes made through the gateway, newest first, in the namespace chosen; paged; a token
+    without rights sees none of them."""
+    gw = home_gateway
+    ids = []
+    for i in range(22):   # more than a page of 20
+        name = "act-%02d" % i
+        reply = gw.request("PUT", "/api/v1/_raw/configmap/namespace/%s/name/%s" % (home_ns, name),
+                           token=admin_token, body={"apiVersion": "v1", "kind": "ConfigMap",
+                                                    "metadata": {"name": name}})
+        assert reply.status == 204, reply
+        ids.append(reply.headers["X-Request-Id"])
+    refused = gw.request("PUT", "/api/v1/_raw/configmap/namespace/%s/name/no" % home_ns,
+                         token=norights_token, body={"apiVersion": "v1", "kind": "ConfigMap",
+                                                     "metadata": {"name": "no"}})
+    assert refused.status == 403
+    page.goto(gw.url + "/#" + home_ns)
+    sign_in(page, admin_token)
+    expect(page.locator("#activity-title")).to_have_text("Activity in " + home_ns)
+    newest = page.locator("#activity-table tbody tr").first
+    expect(newest).to_have_attribute("data-request", refused.headers["X-Request-Id"])
+    texts = newest.locator("td").all_text_contents()
+    assert texts[1:] == ["nobody", "PUT raw-namespaced", "configmap %s/no" % home_ns,
+                         "403 Forbidden"], texts
+    second = page.locator("#activity-table tbody tr").nth(1).locator("td").all_text_contents()
+    assert second[1:] == ["unknown", "PUT raw-namespaced", "configmap %s/act-21" % home_ns,
+                          "204"], second
+    assert page.locator("#activity-table tbody tr").nth(1).locator("td.unverified").count() == 1
+    expect(page.locator("#activity-page")).to_have_text("page 1 of 2")
+    page.click("#activity-older")
+    expect(page.locator("#activity-page")).to_have_text("page 2 of 2")
+    expect(page.locator("#activity-table tbody tr")).to_have_count(3)
+    expect(page.locator("#activity-table tbody tr").last).to_have_attribute(
+        "data-request", ids[0])
+    assert page.is_disabled("#activity-older") and not page.is_disabled("#activity-newer")
+    page.screenshot(path="/tmp/dashboard-home-activity.png", full_page=True)
+    page.click("#signout")
+    # A token without rights sees none of it.
+    sign_in(page, norights_token)
+    expect(page.locator("#activity-note")).to_have_text(
+        "No changes here that this token may see.")
+    expect(page.locator("#activity-table tbody tr")).to_have_count(0)

@@ -3,6 +3,7 @@ remembered per caller and namespace like the access answers."""
 
 import asyncio
 
+from dashboard_api.kubeapi.discovery import Resource
 from dashboard_api.lists.access import Access, Budget, Rules
 
 EDIT = {"resourceRules": [
@@ -53,3 +54,21 @@ def test_rules_are_remembered_per_caller_and_namespace_and_bounded_by_the_budget
     assert handle.asked == ["a", "b"]
     assert all(r is first[0] for r in first) and again is first[0]
     assert other.may_list("", "pods") and refused is None
+
+
+class _Reviewer(_Handle):
+    async def can_i(self, **attributes):
+        self.asked.append(attributes)
+        return attributes.get("namespace") != "no"
+
+
+def test_known_is_the_remembered_answer_and_asks_nothing():
+    access, handle = Access(), _Reviewer()
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+    assert access.known(handle, "list", pods, "a") is None
+    assert asyncio.run(access.allowed(handle, "list", pods, "a")) is True
+    assert asyncio.run(access.allowed(handle, "list", pods, "no")) is False
+    asked = len(handle.asked)
+    assert access.known(handle, "list", pods, "a") is True
+    assert access.known(handle, "list", pods, "no") is False
+    assert access.known(handle, "list", pods, "b") is None and len(handle.asked) == asked
