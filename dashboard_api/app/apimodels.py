@@ -126,6 +126,17 @@ PINNED = obj({"kind": NAME, "name": NAME,
              required=("kind", "name"))
 
 RECORDS = {
+    "SearchResult": obj({
+        "listMeta": ref("ListMeta"),
+        "items": array(obj({"kind": STRING, "objectMeta": ref("ObjectMeta"),
+                            "status": {"type": "string", "description": "what the kind's list "
+                                       "shows as its status; empty when it shows none"}},
+                           required=("kind", "objectMeta", "status"))),
+        "kinds": array(obj({"kind": STRING, "totalItems": INTEGER},
+                           required=("kind", "totalItems"))),
+        "skipped": array(obj({"kind": STRING, "reason": STRING}, required=("kind", "reason"))),
+        "errors": array(ref("StatusError")),
+    }, required=("listMeta", "items", "kinds", "skipped")),
     "Config": obj({"serverTime": {"type": "integer", "description": "milliseconds"},
                    "version": STRING, "authenticationMode": STRING,
                    "authenticationModes": {"type": "array", "items": {
@@ -269,6 +280,14 @@ DATASELECT = [
     query("metricNames", STRING, "comma-separated metric names, e.g. cpu/usage,memory/usage"),
     query("aggregations", STRING, "comma-separated: sum, avg, min, max (sum)"),
 ]
+SEARCH = [
+    query("q", STRING, "the query: words (in the name, ignoring case), label:KEY=VALUE, "
+          "label:KEY!=VALUE, label:KEY=V1|V2, label:KEY, label:!KEY, ns:NAME, status:TEXT, "
+          "node:NAME, image:TEXT, kind:KIND[|KIND], name:TEXT; all must hold"),
+    query("itemsPerPage", {"type": "integer", "minimum": 0, "maximum": 500}, "page size (10)"),
+    query("page", {"type": "integer", "minimum": 1}, "1-based page number; page x "
+          "itemsPerPage at most 1000"),
+]
 LOG_FLAGS = [query("previous", BOOLEAN, "the previous instance of the container"),
              query("timestamps", BOOLEAN, "prefix each line with its timestamp")]
 LOG_PAGE = LOG_FLAGS + [
@@ -353,6 +372,7 @@ OPERATIONS = {
                                  "text/plain)"}, produces=TEXT)},
     "integration-health": {"get": Op(schema=ref("IntegrationHealth"))},
     "integration-state": {"get": Op(schema=ref("IntegrationState"))},
+    "search": {"get": Op(schema=ref("SearchResult"), params=SEARCH)},
     "autoscalers-of-resource": {"get": Op(schema=ref("List.horizontalpodautoscaler"),
                                           params=DATASELECT)},
     "crd-detail": {"get": Op(schema=ref("CustomResourceDefinition"), params=DATASELECT)},

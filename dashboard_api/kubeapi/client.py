@@ -28,6 +28,7 @@ gc.set_threshold(100_000, 50, 100)
 CHUNK = 65536
 GRACE = 0.5     # the loop's backstop waits this much longer than the worker's own deadline
 SELF_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+RULES_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
 IMPERSONATION_PREFIXES = ("impersonate-user", "impersonate-group", "impersonate-extra-",
                           "impersonate-uid")
 
@@ -287,6 +288,16 @@ class Handle:
             "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
             "spec": {"resourceAttributes": attributes}})
         return bool(((review or {}).get("status") or {}).get("allowed"))
+
+    async def rules(self, namespace):
+        """What the caller may do in ``namespace``, as the API server's authorizers list it
+        (a SelfSubjectRulesReview): its status, ``{"resourceRules": [...], "incomplete":
+        bool}``; ``incomplete`` when an authorizer cannot list its rules (then only a
+        SelfSubjectAccessReview says)."""
+        review = await self.request("POST", RULES_REVIEWS, body={
+            "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
+            "spec": {"namespace": namespace}})
+        return (review or {}).get("status") or {}
 
     async def stream(self, path, params=None, timeout=None):
         """A GET whose body is read in chunks (logs). Errors raise the mapped ApiError.

@@ -1,6 +1,6 @@
 // The gateway's home page: what runs, sign-in with a bearer token, then a first look through
-// the API (namespaces, pods with status, CPU and memory, a pod's log, the activity: the audit
-// trail of changes and terminals, api/v1/audit).
+// the API (a search of every kind, namespaces, pods with status, CPU and memory, a pod's
+// log, the activity: the audit trail of changes and terminals, api/v1/audit).
 //
 // Everything from the cluster is put into the page with textContent, never as markup. The
 // token lives in this tab's sessionStorage and goes out only in the Authorization header;
@@ -24,6 +24,7 @@
   const COOKIE_PATH = BASE === "/" ? "/" : BASE.replace(/\/$/, "");
   const PAGE_NAMESPACES = 200;
   const PAGE_PODS = 100;
+  const PAGE_SEARCH = 50;
   const PAGE_ACTIVITY = 20;
   const METRICS = "cpu/usage,memory/usage";
   const ALL = ""; // the namespace choice "All namespaces"
@@ -33,7 +34,8 @@
     Unknown: "status-warn",
   };
 
-  const state = { token: null, namespace: null, pod: null, oidc: false, activityPage: 1 };
+  const state = { token: null, namespace: null, pod: null, oidc: false, search: null,
+                  activityPage: 1 };
   const $ = (id) => document.getElementById(id);
 
   class HttpError extends Error {
@@ -191,10 +193,14 @@
     try { sessionStorage.removeItem(OIDC_KEY); } catch (e) { /* memory only */ }
     state.namespace = null;
     state.pod = null;
+    state.search = null;
     $("cluster").textContent = "shown after sign-in";
     $("overview").hidden = true;
     $("signout").hidden = true;
     $("log").hidden = true;
+    $("object").hidden = true;
+    $("search-query").value = "";
+    clearSearch();
     $("signin").hidden = false;
     say("signin-message", message || "");
   }
@@ -338,6 +344,118 @@
     say("pods-note", notes.join(" "));
   }
 
+  // --- search: every kind at once (GET api/v1/search) ---------------------------------------
+
+  function clearSearch() {
+    $("search-results").replaceChildren();
+    $("search-skipped").hidden = true;
+    say("search-message", "");
+    say("search-note", "");
+  }
+
+  // The results, grouped by kind in the order the gateway ranked them; each name opens the
+  // object: a pod's log, any other object's detail.
+  async function runSearch(query) {
+    state.search = query;
+    clearSearch();
+    if (!query) return;
+    let body;
+    try {
+      body = await api("api/v1/search?itemsPerPage=" + PAGE_SEARCH + "&q="
+        + encodeURIComponent(query), true);
+    } catch (e) {
+      if (e.status === 401) {
+        failed("Searching", e);
+        return;
+      }
+      say("search-message", "The search failed" + (e.status ? " (" + e.status + ")" : "")
+        + ": " + e.message);
+      return;
+    }
+    if (state.search !== query) return; // another search was asked meanwhile
+    const totals = {};
+    for (const entry of body.kinds || []) totals[entry.kind] = entry.totalItems;
+    const groups = new Map();
+    for (const item of body.items || []) {
+      if (!groups.has(item.kind)) groups.set(item.kind, []);
+      groups.get(item.kind).push(item);
+    }
+    const results = $("search-results");
+    for (const [kind, items] of groups) {
+      const group = element("section", null, "search-group");
+      group.dataset.kind = kind;
+      group.appendChild(element("h3", kind + " (" + (totals[kind] || items.length) + ")"));
+      const table = element("table");
+      const rows = element("tbody");
+      for (const item of items) {
+        const meta = item.objectMeta || {};
+        const row = element("tr");
+        row.dataset.name = meta.name || "";
+        row.dataset.namespace = meta.namespace || "";
+        const cell = element("td");
+        const open = element("button", meta.name, "link");
+        open.type = "button";
+        open.addEventListener("click", () => openObject(item));
+        cell.appendChild(open);
+        row.appendChild(cell);
+        row.appendChild(element("td", meta.namespace || ""));
+        row.appendChild(element("td", item.status || "",
+          item.status ? (STATUS_CLASS[item.status] || "") : ""));
+        rows.appendChild(row);
+      }
+      table.appendChild(rows);
+      group.appendChild(table);
+      results.appendChild(group);
+    }
+    const total = body.listMeta ? body.listMeta.totalItems : 0;
+    const shown = (body.items || []).length;
+    if (!total) say("search-note", "Nothing found.");
+    else if (total > shown) say("search-note", "The first " + shown + " of " + total
+      + " matches: narrow the search (label:, ns:, status:, kind:...).");
+    const skipped = body.skipped || [];
+    if (skipped.length) {
+      $("search-skipped-title").textContent = skipped.length + " kinds not searched";
+      const list = $("search-skipped-list");
+      list.replaceChildren();
+      for (const entry of skipped) list.appendChild(element("li", entry.kind + ": " + entry.reason));
+      $("search-skipped").hidden = false;
+    }
+  }
+
+  async function openObject(item) {
+    const meta = item.objectMeta || {};
+    if (item.kind === "pod") {
+      await showLog({ objectMeta: meta, containerStatuses: [] });
+      $("log").scrollIntoView();
+      return;
+    }
+    const where = (meta.namespace ? meta.namespace + "/" : "") + meta.name;
+    $("object").hidden = false;
+    $("object-title").textContent = item.kind + " " + where;
+    $("object-body").textContent = "Loading…";
+    $("object").scrollIntoView();
+    let shown = item; // a kind without a detail route: what the search said of it
+    if (item.kind === "secret") { // its data is never put on this page
+      $("object-body").textContent = JSON.stringify(shown, null, 2);
+      return;
+    }
+    try {
+      shown = await api("api/v1/" + segment(item.kind) + "/"
+        + (meta.namespace ? segment(meta.namespace) + "/" : "") + segment(meta.name), true);
+    } catch (e) {
+      if (e.status === 401) {
+        failed("Reading the object", e);
+        return;
+      }
+      if (e.status !== 404 && e.status !== 405) {
+        $("object-body").textContent = "The object cannot be read (" + e.status + "): "
+          + e.message;
+        return;
+      }
+    }
+    $("object-body").textContent = JSON.stringify(shown, null, 2);
+  }
+
   // --- a pod's log ---------------------------------------------------------------------------
 
   function containersOf(pod) {
@@ -475,6 +593,10 @@
       if (oidc) location.assign("oidc/logout");
     });
     $("refresh").addEventListener("click", () => loadNamespaces());
+    $("search-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      runSearch($("search-query").value.trim());
+    });
     $("activity-refresh").addEventListener("click", () => loadActivity());
     $("activity-older").addEventListener("click", () => activityPage(1));
     $("activity-newer").addEventListener("click", () => activityPage(-1));
