@@ -17,7 +17,7 @@ loop changes it; readers run on the event loop too.
 
 import bisect
 
-from dashboard_api.cache.sorted import slashed
+from dashboard_api.query.rows import slashed
 
 
 class FieldIndex:

@@ -7,6 +7,12 @@ one row in each of them. A large store's index is built in the executor over a c
 with the events that arrived meanwhile applied to it afterwards, so the event loop never sorts
 the whole store. No sort is the store's own order (ListOrder): nothing to build.
 
+Ready means ready (issue #41): the sorts of ``warm`` (the web UI's first page: newest first)
+are built with a large store's rows, in the executor, before the store says it has synced
+(``wanted``, read by the store's re-list); any other sort of a large store asked for the first
+time is built in the background (``build_soon``), while its first pages are answered by a
+partial selection (cache/view.py), so no request waits for a whole sort.
+
 Only the store (cache/store.py) tells it of events and full LISTs; only the store's view
 (cache/view.py) asks it for an index.
 """
@@ -16,13 +22,16 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
+import logging
+import time
 from typing import Any, Iterable
 
 from dashboard_api.cache.sorted import FilteredIndex, ListOrder, SortedIndex, filtered_index
 
 # Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped:
-# about 30 MiB each at 150,000 pods (the index and its per-namespace parts).
-SORTED_INDEXES = 4
+# about 2.6 MiB each at 150,000 pods (cache/rowlist.py: the rows without their keys; it was ~25
+# MiB with them, and 4 were kept): every column the web UI sorts by, both ways, for pods.
+SORTED_INDEXES = 8
 # Stores of this many rows or more build a sorted index in the executor (``ensure``).
 OFF_LOOP_BUILD = 5000
 # Filtered indexes kept per store (one per filters and sort spec asked for), the least recently
@@ -32,18 +41,35 @@ FILTERED_INDEXES = 8
 FILTER_BROAD = 4
 # Builds in the executor that a full LIST overtook, before the build gives up.
 BUILD_TRIES = 3
+# An index no page has read for this long is let go of (but a ``warm`` one): each event moves a
+# row in every index kept, so an index kept for nothing costs every event (issue #41).
+INDEX_IDLE = 600.0
+EXPIRE_EVERY = 4096   # changes between two looks for idle indexes
+# An index no page has read for this long is let go of (but a ``warm`` one): each event moves a
+# row in every index kept, so an index kept for nothing costs every event (issue #41).
+INDEX_IDLE = 600.0
+EXPIRE_EVERY = 4096   # changes between two looks for idle indexes
+
+log = logging.getLogger("dashboard_api.cache")
+# ``filtered_ready``'s answer for a filter found broad (walk the sorted index instead).
+BROAD = object()
 
 
 class Orders:
     """The sorted and filtered indexes of ``store``'s rows."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: Any, clock: Any = time.monotonic):
         self.store = store
+        self.clock = clock
+        self.used = {}              # sorted spec or filtered key -> when a page last read it
         self.sorted = collections.OrderedDict()     # sort spec -> SortedIndex
         self.filtered = collections.OrderedDict()   # (spec, filters) -> FilteredIndex
         self.broad = collections.OrderedDict()      # (spec, filters) found broad -> changes then
         self.building = {}          # index key -> (future, events meanwhile), being built
         self.changes = 0            # objects changed by events or re-lists (for ``broad``)
+        self.warm = ()              # sort specs built with a large store's rows (``wanted``)
+        self._soon = set()          # background builds under way (their tasks)
+        self._one_build = None      # an asyncio.Lock: one build at a time (_build_off_loop)
 
     # --- what the store tells ----------------------------------------------------------------
 
@@ -61,6 +87,8 @@ class Orders:
     def change(self, old: Any, new: Any) -> None:
         """One event: ``old`` (None: none) became ``new`` (None: deleted). O(log n) an index."""
         self.changes += 1
+        if not self.changes % EXPIRE_EVERY:
+            self._expire()
         for index in self.sorted.values():
             index.change(old, new)
         for index in self.filtered.values():
@@ -68,11 +96,78 @@ class Orders:
         for _future, log in self.building.values():
             log.append((old, new))
 
+    @staticmethod
+    def large(rows: int) -> bool:
+        """Whether a store of ``rows`` rows builds its indexes in the executor."""
+        return rows >= OFF_LOOP_BUILD
+
     def specs(self) -> list[tuple]:
         """The sort specs of the kept sorted indexes (a re-list builds them anew)."""
         return list(self.sorted)
 
+    def wanted(self, large: bool) -> list[tuple]:
+        """The sort specs a full LIST's new state is built with: the kept ones, and for a
+        ``large`` store the ``warm`` ones (ready means ready: the first page of the web UI is
+        read off its index from the first request on)."""
+        specs = [tuple(spec) for spec in self.warm] if large else []
+        specs += [spec for spec in self.specs() if spec not in specs]
+        return specs[:SORTED_INDEXES]
     # --- what the view asks ------------------------------------------------------------------
+
+    def ready(self, spec: tuple, walked: bool = False) -> SortedIndex | ListOrder | None:
+        """The index of ``spec`` if there is one now (no sort: the store's own order, unless
+        it is to be ``walked``), else None: nothing is built (``build_soon`` does)."""
+        spec = tuple(spec)
+        if not spec and not walked:
+            return ListOrder(self.store)
+        index = self.sorted.get(spec)
+        if index is not None:
+            self.sorted.move_to_end(spec)
+            self.used[spec] = self.clock()
+        return index
+
+    def build_soon(self, spec: tuple, run: Any) -> None:
+        """Starts building ``spec``'s index in the executor, unless it is built or being built;
+        nobody waits for it (the view answers meanwhile by a partial selection)."""
+        spec = tuple(spec)
+        if spec in self.sorted or spec in self.building:
+            return
+        self._background(self.ensure(spec, run, walked=True))
+
+    def filtered_ready(self, spec: tuple, filters: tuple) -> FilteredIndex | object | None:
+        """The FilteredIndex of ``filters`` sorted by ``spec`` if there is one now, BROAD when
+        the filter was found broad (walk the sorted index), else None: nothing is built
+        (``build_filtered_soon`` does)."""
+        key = (tuple(spec), tuple(filters))
+        index = self.filtered.get(key)
+        if index is not None:
+            self.filtered.move_to_end(key)
+            self.used[key] = self.clock()
+            return index
+        decided = self.broad.get(key)
+        if decided is not None and self.changes - decided <= len(self.store.rows) // FILTER_BROAD:
+            return BROAD
+        return None
+
+    def build_filtered_soon(self, spec: tuple, filters: tuple, props: Any, run: Any) -> None:
+        """As ``build_soon``, for the FilteredIndex of ``filters`` (or the finding that the
+        filter is broad)."""
+        key = ("filtered", tuple(spec), tuple(filters))
+        if key in self.building:
+            return
+        self._background(self.ensure_filtered(spec, filters, props, run))
+
+    def _background(self, build):
+        task = asyncio.ensure_future(build)
+        self._soon.add(task)
+        task.add_done_callback(self._built)
+
+    def _built(self, task):
+        self._soon.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            # the executor shut down (the cluster was let go): the next request asks again
+            log.debug("an index of %s was not built: %s",
+                      getattr(self.store.kind, "name", "?"), task.exception())
 
     def get(self, spec: tuple, walked: bool = False) -> SortedIndex | ListOrder:
         """The SortedIndex of the rows for ``spec`` (built here on first use, then kept per
@@ -82,12 +177,13 @@ class Orders:
         if not spec and not walked:
             return ListOrder(self.store)
         index = self.sorted.get(spec)
+        self.used[spec] = self.clock()
         if index is not None:
             self.sorted.move_to_end(spec)
             return index
         index = self.sorted[spec] = SortedIndex(spec, self.store.rows.values(),
                                                 self.store.kind.properties)
-        self._bound(self.sorted, SORTED_INDEXES)
+        self._bound_sorted()
         return index
 
     async def ensure(self, spec: tuple, run: Any,
@@ -102,7 +198,7 @@ class Orders:
             _sorted_index, spec, self.store.kind.properties), run)
         if built and spec not in self.sorted:
             self.sorted[spec] = index
-            self._bound(self.sorted, SORTED_INDEXES)
+            self._bound_sorted()
         return self.get(spec, walked)
 
     async def ensure_filtered(self, spec: tuple, filters: tuple, props: Any,
@@ -112,6 +208,7 @@ class Orders:
         store's is built by ``run`` (the executor)."""
         key = (tuple(spec), tuple(filters))
         index = self.filtered.get(key)
+        self.used[key] = self.clock()
         if index is not None:
             self.filtered.move_to_end(key)
             return index
@@ -134,7 +231,9 @@ class Orders:
         events that arrived meanwhile applied to it (``change``), True); done again when a
         re-list swapped the rows in meanwhile, at most BUILD_TRIES times. Callers of the same
         ``key`` share one build: the others wait for it and get (None, False), as does the
-        builder when every try was overtaken."""
+        builder when every try was overtaken. A store builds one index at a time (each build
+        holds a copy of the rows and its slices: several at once were ~60 MiB more at the
+        peak, at 150,000 pods), the others waiting their turn."""
         building = self.building.get(key)
         if building is not None:
             await asyncio.shield(building[0])
@@ -142,21 +241,28 @@ class Orders:
         future = asyncio.get_running_loop().create_future()
         log = []
         self.building[key] = (future, log)
-        store = self.store
+        if self._one_build is None:   # made on the loop that runs it (Python 3.9 binds it)
+            self._one_build = asyncio.Lock()
         try:
-            for _ in range(BUILD_TRIES):
-                replaced = store.replaced
-                del log[:]
-                made = await run(make, list(store.rows.values()))
-                if store.replaced == replaced:
-                    if made is not None:
-                        for old, new in log:
-                            made.change(old, new)
-                    return made, True
-            return None, False
+            async with self._one_build:
+                return await self._build(log, make, run)
         finally:
             del self.building[key]
             future.set_result(None)
+
+    async def _build(self, log, make, run):
+        """One build's tries (see ``_build_off_loop``); ``log`` collects the events meanwhile."""
+        store = self.store
+        for _ in range(BUILD_TRIES):
+            replaced = store.replaced
+            del log[:]
+            made = await run(make, list(store.rows.values()))
+            if store.replaced == replaced:
+                if made is not None:
+                    for old, new in log:
+                        made.change(old, new)
+                return made, True
+        return None, False
 
     def _keep_filtered(self, key, index):
         """Keeps a built FilteredIndex, or remembers that the filter was broad (bounded)."""
@@ -169,6 +275,27 @@ class Orders:
         self.filtered[key] = index
         self._bound(self.filtered, FILTERED_INDEXES)
         return index
+
+    def _expire(self):
+        """Lets go of the indexes no page read for INDEX_IDLE seconds (never a warm one); an
+        index built and not read yet counts from its build."""
+        now, warm = self.clock(), {tuple(spec) for spec in self.warm}
+        for kept in (self.sorted, self.filtered):
+            for key in list(kept):
+                if key not in warm and now - self.used.setdefault(key, now) > INDEX_IDLE:
+                    del kept[key]
+        self.used = {key: at for key, at in self.used.items()
+                     if key in self.sorted or key in self.filtered}
+
+    def _bound_sorted(self):
+        """At most SORTED_INDEXES sorted indexes: the least recently used go first, but never
+        a ``warm`` one (the web UI's first page reads it on every list)."""
+        warm = {tuple(spec) for spec in self.warm}
+        while len(self.sorted) > SORTED_INDEXES:
+            spec = next((s for s in self.sorted if s not in warm), None)
+            if spec is None:
+                break
+            del self.sorted[spec]
 
     @staticmethod
     def _bound(kept, size):

@@ -5,7 +5,6 @@ selection in the executor) see whole rows.
 """
 
 from dashboard_api.cache import slim
-from dashboard_api.cache.sorted import slashed
 from dashboard_api.query.properties import keys_of
 from dashboard_api.query.rows import Row
 
@@ -20,7 +19,10 @@ def row_of(kind, obj, previous=None):
     if previous is not None and previous.keys and len(previous.keys) == len(keys):
         keys = _kept(keys, previous.keys)
     facts = kind.status_facts(obj) if kind is not None and kind.status_facts else None
-    return Row(obj, meta.get("namespace") or "", meta.get("name") or "", keys, facts=facts)
+    namespace, name = meta.get("namespace") or "", meta.get("name") or ""
+    place = previous.place if previous is not None and previous.name == name and \
+        previous.namespace == namespace else None   # the same object: its place shared
+    return Row(obj, namespace, name, keys, facts=facts, place=place)
 
 
 def _kept(keys, old):
@@ -34,7 +36,7 @@ def _kept(keys, old):
 
 def bucket_key(row):
     """A row's key in index buckets: (namespace + "/", name), their order the API server's
-    list order. One "ns/" string for all; one tuple per row for all its indexes (a pod is in
-    two to five: ~56 bytes each saved)."""
-    return (slashed(row.namespace), row.name)
+    list order: the row's ``place``, one tuple for all its indexes (a pod is in two to five:
+    ~56 bytes each saved) and for every version of the object."""
+    return row.place
 

@@ -4,10 +4,11 @@ A ``SortedIndex`` holds a store's rows in the order of one sort spec (``((proper
 ...)``, already cut at the first unknown property as query.rows.sort_rows does), ties broken by
 ``(namespace + "/", name)``: the API server's list order, so a page read off the index is the
 page query.rows' stable sort of the store's scope gives. Descending keys compare reversed
-(integers negated, strings wrapped) while the tie part stays ascending, as a stable sort with
+(integers negated, strings' bytes flipped) while the tie part stays ascending, as a stable sort with
 ``reverse=True`` keeps equal rows in their original order.
 
-Each event is one removal and one insertion, O(log n); a page is an ``islice``, O(log n + page).
+Each event is one removal and one insertion, O(log n) key comparisons (a key is made for each,
+the index keeps none: cache/rowlist.py); a page is an ``islice``, O(n / 1000 + page).
 Each namespace also has its own sub-index, for pages of namespace-scoped lists. Only the event
 loop changes an index; readers run on the event loop too.
 """
@@ -15,106 +16,90 @@ loop changes an index; readers run on the event loop too.
 import heapq
 import itertools
 
-from sortedcontainers import SortedKeyList
-
+from dashboard_api.cache.rowlist import RowList
 from dashboard_api.query import properties, rows as query_rows
+from dashboard_api.query.rows import slashed
 
 
-class Desc:
-    """A string sort value compared in reverse (descending)."""
-
-    __slots__ = ("v",)
-
-    def __init__(self, v):
-        self.v = v
-
-    def __lt__(self, other):
-        return other.v < self.v
-
-    def __gt__(self, other):
-        return self.v < other.v
-
-    def __le__(self, other):
-        return other.v <= self.v
-
-    def __ge__(self, other):
-        return self.v <= other.v
-
-    def __eq__(self, other):
-        return self.v == other.v
-
-    def __ne__(self, other):
-        return self.v != other.v
-
-    __hash__ = None
+# A string sort value descending: its UTF-8 bytes each flipped (255 - b), then a byte above every
+# flipped one, so that a prefix comes after the longer strings it starts (as "ab" comes after
+# "abc" in descending order); bytes compare in C (a wrapper class with __lt__ made every
+# comparison a Python call, ~30% of a watch event's cost with a few indexes; issue #41).
+_FLIP = bytes(255 - b for b in range(256))
 
 
 def _neg(value):
-    return Desc(value) if isinstance(value, str) else -value
-
-
-_SLASHED = {}   # namespace -> namespace + "/", one string shared by every key
-
-
-def slashed(namespace):
-    found = _SLASHED.get(namespace)
-    if found is None:
-        found = _SLASHED.setdefault(namespace, namespace + "/")
-    return found
+    """A sort value compared in reverse: integers negated, strings flipped (``_FLIP``)."""
+    return value.encode().translate(_FLIP) + b"\xff" if isinstance(value, str) else -value
 
 
 def key_function(spec, props):
     """The index key of a row for ``spec`` (of properties of ``props``): its sort values, then
-    namespace + "/" and name."""
+    its place in list order ((namespace + "/", name): unique, so keys never tie). Made again
+    whenever a RowList needs it (cache/rowlist.py): a tuple of two, nothing else allocated but
+    a descending string's bytes."""
     if not spec:
-        return lambda row: (slashed(row.namespace), row.name)
+        return lambda row: row.place
     if len(spec) == 1:
         (prop, ascending), = spec
         at = properties.position(props, prop) + 1   # the sort value
         if ascending:
-            return lambda row: (row.keys[at], slashed(row.namespace), row.name)
-        return lambda row: (_neg(row.keys[at]), slashed(row.namespace), row.name)
+            return lambda row: (row.keys[at], row.place)
+        return lambda row: (_neg(row.keys[at]), row.place)
     parts = tuple((properties.position(props, p) + 1, a) for p, a in spec)
 
     def key(row):
         keys = row.keys
-        return tuple(keys[p] if a else _neg(keys[p]) for p, a in parts) + (
-            slashed(row.namespace), row.name)
+        return tuple(keys[p] if a else _neg(keys[p]) for p, a in parts) + (row.place,)
     return key
 
 
-class _Shared:
-    """An index's key function that gives the key already made for a row, while it is in
-    ``known`` ({id(row): key}): the index of all rows and the row's namespace's sub-index then
-    hold one key object per row, not two (at 150,000 pods, ~10 MiB an index); a row not in
-    ``known`` gets a key made afresh, as by the plain key function."""
+def single_value(spec, props):
+    """(where the sort value is in a row's keys, descending) when ``spec`` sorts by one
+    property, else None: RowList then compares the values themselves (cache/rowlist.py)."""
+    if len(spec) != 1:
+        return None
+    (prop, ascending), = spec
+    return properties.position(props, prop) + 1, not ascending
 
-    __slots__ = ("key", "known")
 
-    def __init__(self, key):
-        self.key = key
-        self.known = {}
+# Rows sorted by one C call at a time when an index is built (``sliced_sort``): a sort of n rows
+# holds the GIL, and so the event loop, for all of its n log n comparisons (~0.2 s at 200,000
+# events); slices of this many take ~10 ms each, and their merge runs as Python code, which
+# gives the GIL back every switch interval (issue #41).
+SORT_SLICE = 16384
 
-    def __call__(self, row):
-        found = self.known.get(id(row))
-        return found if found is not None else self.key(row)
+
+def sliced_sort(rows, key):
+    """``rows`` (a list) sorted by ``key``, by slices of SORT_SLICE sorted one at a time and
+    then merged: the same order as ``sorted(rows, key=key)`` when keys are unique (every index
+    key ends with namespace and name), without holding the GIL for more than a slice."""
+    if len(rows) <= SORT_SLICE:
+        return sorted(rows, key=key)
+    # The keys a slice's sort makes are let go of with it; the merge makes each row's key once
+    # more, as it takes it: no key of every row is ever held at once (~20 MiB at 150,000 pods).
+    slices = [sorted(rows[at:at + SORT_SLICE], key=key) for at in range(0, len(rows), SORT_SLICE)]
+    return list(heapq.merge(*slices, key=key))
 
 
 class SortedIndex:
+    """A store's rows in the order of one sort spec (see the module docstring), with one
+    sub-index per namespace, each a RowList (cache/rowlist.py: the rows without their keys,
+    16 bytes a row for both). Built in the executor for a large store (cache/orders.py): the
+    rows are sorted by slices, so the build never holds the GIL long (``sliced_sort``)."""
+
     def __init__(self, spec, rows, props):
         self.spec = tuple(spec)
         self.key = key_function(self.spec, props)
-        self.shared = shared = _Shared(self.key)
-        rows = list(rows)
-        # Each row's key made once, for both lists (and the sort), let go of once they are built.
-        shared.known = {id(row): self.key(row) for row in rows}
-        self.all = SortedKeyList(rows, key=shared)
+        self.single = single_value(self.spec, props)
+        ordered = sliced_sort(list(rows), self.key)
+        self.all = RowList(self.key, ordered, self.single)
         groups = {}
-        for row in self.all:  # already in order: each sub-index is built from sorted input
+        for row in ordered:  # already in order: each sub-index is made from sorted input
             groups.setdefault(row.namespace, []).append(row)
-        self.by_namespace = {ns: SortedKeyList(group, key=shared)
+        del ordered
+        self.by_namespace = {ns: RowList(self.key, group, self.single)
                              for ns, group in groups.items()}
-        shared.known = {}
 
     def __len__(self):
         return len(self.all)
@@ -129,16 +114,11 @@ class SortedIndex:
                 if not sub:
                     del self.by_namespace[old.namespace]
         if new is not None:
-            known = self.shared.known
-            known[id(new)] = self.key(new)   # one key for both lists
-            try:
-                self.all.add(new)
-                sub = self.by_namespace.get(new.namespace)
-                if sub is None:
-                    sub = self.by_namespace[new.namespace] = SortedKeyList(key=self.shared)
-                sub.add(new)
-            finally:
-                known.pop(id(new), None)
+            self.all.add(new)
+            sub = self.by_namespace.get(new.namespace)
+            if sub is None:
+                sub = self.by_namespace[new.namespace] = RowList(self.key, single=self.single)
+            sub.add(new)
 
     def count(self, namespaces):
         if not namespaces:

@@ -36,12 +36,13 @@ from dashboard_api.cache.indexes import index_state, make_index
 from dashboard_api.cache.orders import Orders
 from dashboard_api.cache.rows import bucket_key
 from dashboard_api.cache.scopes import Scoped, ScopeRead
-from dashboard_api.cache.sorted import slashed
+from dashboard_api.query.rows import slashed
 from dashboard_api.query.rows import Row
 
 # A re-list's changes applied as events (relists.plan found them few) go this many at a time,
 # the event loop free between batches.
 RELIST_BATCH = 1000
+RELIST_SLICE = 0.02   # seconds at most a batch holds the loop
 RELIST_TRIES = 3   # executor computations the store changed under; then a plain replace
 
 SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
@@ -126,7 +127,6 @@ class Store:
         return self.serving()
 
     # --- changes (event loop only) ---------------------------------------------------------
-    # --- changes (event loop only) ---------------------------------------------------------
 
     def replace(self, rows: Iterable[Row], resource_version: str | None) -> None:
         """The result of a full LIST: the store holds exactly ``rows`` afterwards. On the event
@@ -174,8 +174,12 @@ class Store:
         Returns whether the state was swapped whole."""
         for _ in range(RELIST_TRIES):
             generation = self.generation
-            specs = self.orders.specs()
-            counting = self._tally is not None
+            large = self.orders.large(max(len(rows), len(self.rows)))
+            specs = self.orders.wanted(large)
+            # A large store's list status counters are made with its rows (issue #41: ready
+            # means ready), not on the event loop by the first page that asks for them.
+            counting = self._tally is not None or (large and self.kind is not None
+                                                   and self.kind.status_split is not None)
             changes, built = await run(
                 relists.plan, self.kind, self.rows, rows, self._builders(), specs, counting)
             if self.generation != generation:
@@ -193,19 +197,27 @@ class Store:
         return True
 
     async def _apply_changes(self, changes, resource_version):
-        """A re-list's (old, new) changes applied as events, the loop free between batches.
-        Each change is let go of once applied, so the rows it replaced are freed batch by
-        batch, not all at once at the end."""
-        for start in range(0, len(changes), RELIST_BATCH):
-            if start:
+        """A re-list's (old, new) changes applied as events, the loop free between batches:
+        a batch ends after RELIST_BATCH changes or RELIST_SLICE seconds, whichever comes
+        first (a change costs what its indexes cost: a store with many indexes must not hold
+        the loop longer for it; issue #41). Each change is let go of once applied, so the rows
+        it replaced are freed batch by batch, not all at once at the end."""
+        i, count = 0, len(changes)
+        while i < count:
+            if i:
                 await asyncio.sleep(0)
             touched = set()
-            for i in range(start, min(start + RELIST_BATCH, len(changes))):
+            ends = time.monotonic() + RELIST_SLICE
+            stop = min(i + RELIST_BATCH, count)
+            while i < stop:
                 old, new = changes[i]
                 changes[i] = None
                 row = new if new is not None else old
                 self._change(row.namespace, row.name, new)
                 touched.add(row.namespace)
+                i += 1
+                if not i % 64 and time.monotonic() > ends:
+                    break
             self._changed()
             for namespace in touched:
                 self._stamps[namespace] = self.generation

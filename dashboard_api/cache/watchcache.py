@@ -14,9 +14,8 @@ import logging
 from dashboard_api.cache import heap, slim
 from dashboard_api.cache.applied import Applied
 from dashboard_api.cache.joined import join_stores
-from dashboard_api.cache.orders import OFF_LOOP_BUILD
 from dashboard_api.cache.rows import row_of
-from dashboard_api.cache.store import SYNCED, SYNCING, UNAVAILABLE, Store
+from dashboard_api.cache.store import SYNCING, UNAVAILABLE, Store
 from dashboard_api.kinds import table as kinds
 from dashboard_api.kinds.kind import OPT_IN
 from dashboard_api.kubeapi.watch import Reflector
@@ -25,8 +24,9 @@ log = logging.getLogger("dashboard_api.cache")
 
 # The order of every list's first page in the web UI: newest first (it always sends
 # sortBy=d,creationTimestamp unless a column is clicked). A large store's sorted index for it is
-# built once the whole cache has synced (``WatchCache.warm``), so the first user to open a list
-# does not wait for it (1.2 s for 200,000 events).
+# built with its rows, before the store says it has synced (cache/orders.py ``warm``): the
+# first user to open a list after /readyz says ready does not wait for it (issue #41; built
+# after the sync, it held the first pages for seconds).
 FIRST_PAGE_SORT = (("creationTimestamp", False),)
 
 
@@ -44,9 +44,10 @@ class Cached:
         self.kind = kind
         self.resource = resource
         self.store = Store(kind, kind.indexes)
+        if all(prop in kind.properties for prop, _ in FIRST_PAGE_SORT):
+            self.store.orders.warm = (FIRST_PAGE_SORT,)
         self.reflector = None
         self.applied = applied if applied is not None else Applied()
-        self.on_synced = None   # called when the store has synced (or is unavailable)
 
     def to_row(self, obj):
         """The row of a decoded object, sharing what did not change with the row it replaces
@@ -89,8 +90,6 @@ class Cached:
         if since is not None:
             since += self.store.clock() - asyncio.get_running_loop().time()
         self.store.set_state(name, since)
-        if name in (SYNCED, UNAVAILABLE) and self.on_synced is not None:
-            self.on_synced()
 
 
 class WatchCache:
@@ -109,7 +108,6 @@ class WatchCache:
         self.registered = asyncio.Event()   # set once start() has made every kind's store
         self.applied = Applied()    # writes waiting for their watch events
         self.idle = idle            # --watch-idle-timeout (None: the reflector's default)
-        self.warming = None         # the task building the first pages' indexes (warm)
 
     async def start(self):
         """Resolves the kinds with the service identity and starts their watches."""
@@ -119,7 +117,6 @@ class WatchCache:
             await self._register()
         finally:
             self.registered.set()
-        self._synced()
 
     async def _register(self):
         handle = self.cluster.service_handle()
@@ -132,7 +129,6 @@ class WatchCache:
                 log.info("not caching %s: %s", name, getattr(exc, "message", exc))
                 continue
             cached = Cached(kind, resource, self.applied)
-            cached.on_synced = self._synced
             idle = {} if self.idle is None else {"idle": self.idle}
             cached.reflector = Reflector(self.cluster, resource, cached.to_row, cached,
                                          reuse=cached.store.reusable, decode=kind.decode,
@@ -146,26 +142,6 @@ class WatchCache:
         for cached in self.cached.values():
             if cached.reflector is not None:
                 cached.reflector.stop()
-        if self.warming is not None:
-            self.warming.cancel()
-
-    def _synced(self):
-        if self.warming is None and self.registered.is_set() and self.synced_once():
-            self.warming = asyncio.ensure_future(self.warm())
-
-    async def warm(self):
-        """Builds, one store at a time in the executor, the sorted index of each large store
-        for the web UI's first page (FIRST_PAGE_SORT). Started once every kind has synced, so
-        it never slows the first sync; a re-list keeps the index (Store.relist)."""
-        for cached in list(self.by_name.values()):
-            store, props = cached.store, cached.kind.properties
-            if len(store) < OFF_LOOP_BUILD or any(p not in props for p, _ in FIRST_PAGE_SORT):
-                continue
-            try:
-                await store.orders.ensure(FIRST_PAGE_SORT, self.cluster.executor.run)
-            except Exception as exc:  # the executor shut down (the cluster let go): no matter
-                log.debug("first page's index of %s not built: %s", cached.kind.name, exc)
-                return
 
     def store_for(self, resource):
         """The store serving ``resource`` (same group, plural and version) now, or None: a

@@ -9,9 +9,16 @@ turned into rows in the executor.
 
 The consumer gets ``relist(rows, version, run)`` (a coroutine, awaited; ``run`` runs a function
 in the executor), ``apply(type, row, version)`` and ``state(name)`` calls; ``to_row(obj)`` turns
-a decoded object into what it stores (it runs in the executor for LIST pages and on the event
-loop for single events); an optional ``paged()`` is called in the worker once a LIST page's
-rows are made.
+a decoded object into what it stores (it runs in the executor, for LIST pages and for watch
+events alike); an optional ``paged()`` is called in the worker once a LIST page's rows are made.
+
+Watch events too are decoded and made rows in the executor, a batch of the lines that arrived at
+a time, and applied on the loop in slices of at most APPLY_SLICE seconds (issue #41): right
+after a sync, a watch delivers every change made while the LIST ran (thousands at 200 changes a
+second), and done on the loop, their decoding held it for a second or more just as /readyz said
+ready. Lines waiting for the executor are bounded: past PENDING_BYTES, the stream is read no
+further until they are applied (kubeapi/watchclient.py flow control), so a burst waits in the
+API server's socket, not in this process.
 
 A re-list (after a 410, a failed watch) is reported as ``state("syncing")`` and ends with one
 ``relist``: the consumer keeps answering from what it has meanwhile (cache/store.py). With
@@ -55,6 +62,9 @@ WATCH_SECONDS = 300        # the server ends each watch after about this long; r
 MIN_BACKOFF, MAX_BACKOFF = 0.5, 30.0
 FORBIDDEN_RETRY = 60.0     # a resource the service may not list is tried again this often
 IDLE_TIMEOUT = 90.0        # a watch that hears nothing this long is cut (--watch-idle-timeout)
+EVENT_BATCH = 256          # watch events decoded and made rows by one call in the executor
+APPLY_SLICE = 0.02         # seconds of applying events on the loop before it is let go
+PENDING_BYTES = 2 << 20    # watch lines read and not applied yet: past this, read no further
 
 
 TEST_HOOKS = os.environ.get("DASHBOARD_API_TEST_HOOKS") == "1"
@@ -230,7 +240,8 @@ class Reflector:
 
     async def watch(self, version):
         """One WATCH from ``version``; returns the last version seen when the server ends it."""
-        state = {"version": version, "buffer": b"", "error": None}
+        state = {"version": version, "buffer": b"", "error": None, "lines": [],
+                 "bytes": 0, "draining": None, "room": None}
         loop = asyncio.get_running_loop()
         self.heard = loop.time()
 
@@ -241,13 +252,15 @@ class Reflector:
             data = state["buffer"] + chunk
             lines = data.split(b"\n")
             state["buffer"] = lines.pop()
-            for line in lines:
-                if line.strip():
-                    try:
-                        self._event(line, state)
-                    except Gone as exc:
-                        state["error"] = exc
-                        return
+            lines = [line for line in lines if line.strip()]
+            state["lines"] += lines
+            state["bytes"] += sum(map(len, lines))
+            if state["lines"] and state["draining"] is None:
+                state["draining"] = asyncio.ensure_future(self._drain(state))
+            if state["bytes"] > PENDING_BYTES:   # read no further until they are applied
+                state["room"] = loop.create_future()
+                return state["room"]
+            return None
 
         config = self.cluster.config
         url = self.cluster.url(self.resource.path(), {
@@ -267,21 +280,72 @@ class Reflector:
                 self.consumer.state("syncing", since=self.heard)
                 raise Silent()
             await fetch
+            while state["draining"] is not None and state["error"] is None:
+                await state["draining"]   # every event read applied before the next watch
         except tornado.httpclient.HTTPClientError as exc:
+            if state["error"] is not None:   # cut for an ERROR event or too many waiting
+                raise state["error"]
             if exc.code == 410:
                 raise Gone()
             if exc.code == 599:
                 raise
             raise ApiError(exc.code, "watch answered %d" % exc.code)
+        except (Gone, Silent):
+            raise
+        except Exception:
+            if state["error"] is not None:   # however the cut connection ended the fetch
+                raise state["error"]
+            raise
         finally:
             if not fetch.done():
                 # Left on cancellation (stop): cancelling Tornado's fetch would not close its
                 # connection (stop() cuts it) and would make the cut's failure an error log;
                 # that failure is expected, taken here.
                 fetch.add_done_callback(_taken)
+            if state["draining"] is not None and not state["draining"].done():
+                state["draining"].cancel()
         if state["error"] is not None:
             raise state["error"]
         return state["version"]
+
+    async def _drain(self, state):
+        """Decodes the lines the watch read, a batch at a time in the executor, and applies
+        their events in order on the loop, APPLY_SLICE seconds at a time."""
+        loop = asyncio.get_running_loop()
+        try:
+            while state["lines"] and state["error"] is None:
+                batch = state["lines"][:EVENT_BATCH]
+                del state["lines"][:EVENT_BATCH]
+                state["bytes"] -= sum(map(len, batch))
+                self._make_room(state)
+                events = await self.cluster.executor.run(_event_rows, batch, self.decode,
+                                                         self.to_row)
+                ends = loop.time() + APPLY_SLICE
+                for kind, row, version in events:
+                    if kind == "ERROR":
+                        # 410 Expired, or any other watch error: list again, never guess
+                        state["error"] = Gone()
+                        self.http.tcp_client.cut()
+                        return
+                    state["version"] = version or state["version"]
+                    if row is not None:
+                        self.consumer.apply(kind, row, state["version"])
+                    if loop.time() > ends:
+                        await asyncio.sleep(0)
+                        ends = loop.time() + APPLY_SLICE
+        finally:
+            state["draining"] = None
+            state["bytes"] = sum(map(len, state["lines"]))
+            self._make_room(state, force=True)
+
+    @staticmethod
+    def _make_room(state, force=False):
+        """Lets the stream be read again once half of PENDING_BYTES is free (or at once)."""
+        room = state["room"]
+        if room is not None and not room.done() and (force or
+                                                     state["bytes"] <= PENDING_BYTES // 2):
+            room.set_result(None)
+            state["room"] = None
 
     async def _watch_idle(self, fetch, loop):
         """Waits for ``fetch`` to end; True when it was cut for hearing nothing (an event, a
@@ -320,18 +384,6 @@ class Reflector:
         if line.startswith("HTTP/") and " 200 " in line + " ":
             self.consumer.state("synced")
 
-    def _event(self, line, state):
-        kind, obj = _watch_event(line, self.decode)
-        if kind == "ERROR":
-            raise Gone()  # 410 Expired, or any other watch error: list again, never guess
-        version = (obj.get("metadata") or {}).get("resourceVersion") or state["version"]
-        state["version"] = version
-        if kind == "BOOKMARK":
-            return
-        if kind in ("ADDED", "MODIFIED", "DELETED"):
-            self.consumer.apply(kind, self.to_row(obj), version)
-
-
 _decode = msgspec.json.Decoder().decode   # faster than ujson, and dict keys are shared
 
 
@@ -361,6 +413,24 @@ def _watch_event(line, decode):
         return event.type, {}
     return event.type, (decode(event.object) if event.type != "ERROR" else
                         _decode(event.object)) or {}
+
+
+def _event_rows(lines, decode, to_row):
+    """[(type, row or None, resourceVersion)] of watch event lines, made in the worker: the
+    row of an ADDED, MODIFIED or DELETED object; None for a BOOKMARK (its version only) and for
+    an ERROR (the watch ends)."""
+    out = []
+    for line in lines:
+        kind, obj = _watch_event(line, decode)
+        version = (obj.get("metadata") or {}).get("resourceVersion")
+        if kind in ("ADDED", "MODIFIED", "DELETED"):
+            out.append((kind, to_row(obj), version))
+        elif kind == "ERROR":
+            out.append((kind, None, None))
+            break
+        else:
+            out.append((kind, None, version))
+    return out
 
 
 def _page_rows(items, to_row, reuse=None, paged=None, decode=_decode):

@@ -5,22 +5,38 @@ selection runs (pure).
 
 from dashboard_api.query.properties import keys_of, position
 
+_SLASHED = {}   # namespace -> namespace + "/", one string shared by every key
+
+
+def slashed(namespace):
+    """``namespace + "/"``, one string for every row of the namespace: keys in the API
+    server's list order compare (namespace + "/", name), as its storage keys do."""
+    found = _SLASHED.get(namespace)
+    if found is None:
+        found = _SLASHED.setdefault(namespace, namespace + "/")
+    return found
+
 
 class Row:
     """One object of a list and what it is selected by: ``keys``, (filter text, sort value, ...)
     of each property (properties.keys_of), or None until the list computes them from the
     object's summary; ``item``: that summary, when the list computed it; ``facts``: what the
-    kind's list status reads of it (the watch cache keeps them per row)."""
+    kind's list status reads of it (the watch cache keeps them per row); ``place``: (namespace
+    + "/", name), its place in the API server's list order, one tuple for every index of the
+    row (a cached row's; None for rows of a LIST answer, which no index holds)."""
 
-    __slots__ = ("obj", "namespace", "name", "keys", "item", "facts")
+    __slots__ = ("obj", "namespace", "name", "keys", "item", "facts", "place")
 
-    def __init__(self, obj, namespace, name, keys, item=None, facts=None):
+    def __init__(self, obj, namespace, name, keys, item=None, facts=None, place=None):
         self.obj = obj
         self.namespace = namespace
         self.name = name
         self.keys = keys
         self.item = item
         self.facts = facts   # kind.status_facts(obj), when the kind has them
+        if place is None and name is not None:
+            place = (slashed(namespace), name)
+        self.place = place
 
 
 def paginate(items, query):

@@ -9,6 +9,10 @@ of every pod in pages of 1,000, decoded with the standard ``json`` module), then
 pointing at the stand-in; metrics off) and measures, for the gateway process alone:
 
 - start to ``/readyz`` 200, as a ratio to the reference;
+- from the first second after ready (issue #41: ready means ready), the pages the web UI opens
+  first and the sorts it offers (FIRST_PAGES: newest first, all namespaces and one, then each
+  column's sort), each asked twice, with a probe asking a small cached list every 20 ms: the
+  slowest first answer, the slowest second one, the probe's worst;
 - a page asked right after start, while the cache first syncs (time to its first answer and its
   status; a 503 is retried after its Retry-After until a 200, also timed);
 - RSS at ready, and peak (VmHWM at the end of the run, re-list included); VmRSS is also sampled;
@@ -53,6 +57,13 @@ With ``--search`` (issue #38; meant with ``--composition``) it also measures
   searches' p50/p95 and the pod pages' throughput against the same 64 clients without them,
   run just before;
 - RSS after the search phases; the peak is the run's (compare with a run without --search).
+
+The stand-in's objects are as heavy as a real cluster's (issue #41, tests/bench/heavy.py:
+managedFields, a mesh proxy and its init container, a dozen environment variables, annotations,
+a full status; ~8.4 KB a pod), and each kind's JSON bytes per object are printed beside the
+figures; ``--light`` serves issue #30's lighter objects, to compare with earlier figures.
+``--soak-seconds S`` ends the run with a soak: S seconds at the churn rate with 8 clients
+paging, a forced re-list at half time, RSS every 30 s, and its growth over the last half.
 
 Everything started is stopped at the end (and on errors); each phase is bounded in time.
 """
@@ -100,6 +111,24 @@ SEARCHES = {"name": "app-00012", "status": "status:crash",
             "combined": "app-0000 label:app.kubernetes.io/part-of=bench status:running",
             "label": "label:app=app-00012"}
 SEARCH_RATE = 10.0   # searches a second beside the 64 clients
+# The pages the web UI opens first and the sorts it offers (its columns; created, first and last
+# seen as it sends them), asked right after /readyz says ready (issue #41: ready means ready):
+# kind -> [(sortBy, namespace or "")]. The newest-first pages come first, all namespaces and one.
+UI_SORTS = ["d,creationTimestamp", "a,name", "d,name", "a,creationTimestamp"]
+FIRST_PAGES = {
+    "pod": [("d,creationTimestamp", ""), ("d,creationTimestamp", "ns-00")] +
+           [(s, "") for s in UI_SORTS[1:] + ["a,status", "d,status", "a,namespace"]] +
+           [("a,name", "ns-01")],
+    "event": [("d,lastSeen", ""), ("d,lastSeen", "ns-00"), ("d,creationTimestamp", "")] +
+             [(s, "") for s in ("a,lastSeen", "d,firstSeen", "a,reason", "a,name")],
+    "replicaset": [("d,creationTimestamp", ""), ("d,creationTimestamp", "ns-00")] +
+                  [(s, "") for s in UI_SORTS[1:] + ["a,namespace"]],
+    "node": [(s, "") for s in UI_SORTS],
+    "service": [("d,creationTimestamp", ""), ("d,creationTimestamp", "ns-00"), ("a,name", "")],
+    "endpointslice": [("d,creationTimestamp", ""), ("a,name", "")],
+    "configmap": [("d,creationTimestamp", ""), ("d,creationTimestamp", "ns-00"),
+                  ("a,name", "")],
+}
 
 
 def log(msg):
@@ -118,7 +147,8 @@ def ms(value):
 
 
 class StandIn:
-    def __init__(self, pods, bookmark_seconds=5.0, max_seconds=3600, composed=False):
+    def __init__(self, pods, bookmark_seconds=5.0, max_seconds=3600, composed=False,
+                 light=False):
         [self.port] = free_ports(1)
         self.url = "http://127.0.0.1:%d" % self.port
         self.log_file = tempfile.NamedTemporaryFile(prefix="standin-", suffix=".log",
@@ -126,7 +156,8 @@ class StandIn:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.bench.standin", "--pods", str(pods), "--port",
              str(self.port), "--bookmark-seconds", str(bookmark_seconds), "--max-seconds",
-             str(max_seconds)] + (["--composition"] if composed else []),
+             str(max_seconds)] + (["--composition"] if composed else []) +
+            (["--light"] if light else []),
             cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log_file)
         line = self.proc.stdout.readline()
         if b"READY" not in line:
@@ -165,16 +196,19 @@ class StandIn:
 
 def reference_list(url, chunk=1000, budget=600, path="/api/v1/pods", sample=0):
     """The stand-in's own LIST of ``path`` (every pod) in pages of ``chunk``, decoded with
-    ``json``: (seconds, objects, the first ``sample`` objects)."""
+    ``json``: (seconds, objects, the first ``sample`` objects); ``reference_list.bytes`` is
+    then the LIST's bytes (its pages' bodies)."""
     http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(connect=5, read=120))
     params = {"limit": chunk}
     started = time.perf_counter()
     count = 0
     kept = []
+    reference_list.bytes = 0
     deadline = time.monotonic() + budget
     while time.monotonic() < deadline:
         r = http.request("GET", url + path + "?" + urllib.parse.urlencode(params),
                          headers={"Authorization": "Bearer reference"})
+        reference_list.bytes += len(r.data)
         body = json.loads(r.data)
         count += len(body["items"])
         if len(kept) < sample:
@@ -348,6 +382,60 @@ def other_page(http, gw, kind):
         return seconds, r.status
     items = json.loads(r.data).get(key) or []
     return seconds, 200 if items else "empty page"
+
+
+def first_pages(gw, kinds, budget):
+    """The pages of FIRST_PAGES asked one after the other right after ready, each twice (its
+    first answer and a second one), while a probe asks a small cached list every 20 ms: how
+    long each page took, and how late the probe's answers came (what the index builds cost
+    the other requests)."""
+    http = pool()
+    probe_samples, stop = [], threading.Event()
+
+    def probe():
+        probe_http = pool()
+        while not stop.is_set():
+            t0 = time.perf_counter()
+            try:
+                probe_http.request("GET", gw.url + "/api/v1/namespace?itemsPerPage=1",
+                                   headers={"Authorization": "Bearer probe-user"})
+                probe_samples.append(time.perf_counter() - t0)
+            except urllib3.exceptions.HTTPError:
+                probe_samples.append(float("inf"))
+            stop.wait(0.02)
+
+    thread = threading.Thread(target=probe, daemon=True)
+    thread.start()
+    pages, errors = [], {}
+    deadline = time.monotonic() + budget
+    try:
+        for kind in kinds:
+            for sort, namespace in FIRST_PAGES.get(kind, ()):
+                if time.monotonic() > deadline:
+                    break
+                path = "/api/v1/%s%s?%s" % (kind, "/" + namespace if namespace else "",
+                                            urllib.parse.urlencode(dict(PAGE, sortBy=sort)))
+                times = []
+                for _ in range(2):
+                    t0 = time.perf_counter()
+                    r = http.request("GET", gw.url + path,
+                                     headers={"Authorization": "Bearer first-user"})
+                    times.append(time.perf_counter() - t0)
+                    if r.status != 200:
+                        errors[str(r.status)] = errors.get(str(r.status), 0) + 1
+                pages.append({"kind": kind, "sort": sort, "namespace": namespace,
+                              "first_ms": ms(times[0]), "second_ms": ms(times[1])})
+    finally:
+        stop.set()
+        thread.join(5)
+    slowest = max(pages, key=lambda p: p["first_ms"]) if pages else {}
+    return {"pages": pages, "max_first_ms": slowest.get("first_ms"),
+            "slowest": "%s %s %s" % (slowest.get("kind"), slowest.get("sort"),
+                                     slowest.get("namespace") or "all") if slowest else None,
+            "max_second_ms": max((p["second_ms"] for p in pages), default=None),
+            "probe_max_ms": ms(max(probe_samples)) if probe_samples else None,
+            "probe_p99_ms": ms(pct(probe_samples, 0.99)), "probes": len(probe_samples),
+            "errors": errors}
 
 
 def other_pages(gw, kind, count, budget):
@@ -640,6 +728,55 @@ def gateway_restarts(gw):
     return 0.0
 
 
+def soak(gw, standin, seconds, clients_count=8, every=30.0):
+    """Issue #41's soak: ``seconds`` at the run's churn with ``clients_count`` clients paging
+    (each sort of SORTS in turn, one page a second each), a forced 410 (every kind re-lists)
+    at half time; VmRSS every ``every`` seconds. Growth: over the whole run, and over its last
+    half (from the sample at half time, the re-list's peak after it let go, to the last)."""
+    samples, errors = [], {}
+    done = threading.Event()
+
+    def client(k):
+        http = pool()
+        sorts = list(SORTS)
+        n = 0
+        while not done.is_set():
+            try:
+                _s, status, _r = page(http, gw, "soak-%d" % k, sorts[n % len(sorts)])
+            except urllib3.exceptions.HTTPError as exc:
+                status = type(exc).__name__
+            if status != 200:
+                errors[str(status)] = errors.get(str(status), 0) + 1
+            n += 1
+            done.wait(1.0)
+
+    threads = [threading.Thread(target=client, args=(k,), daemon=True)
+               for k in range(clients_count)]
+    for thread in threads:
+        thread.start()
+    started = time.monotonic()
+    relisted = False
+    try:
+        while True:
+            elapsed = time.monotonic() - started
+            samples.append((round(elapsed), round(memory(gw.proc.pid)[0] or 0)))
+            log("soak %ds: RSS %s MiB" % samples[-1])
+            if elapsed >= seconds:
+                break
+            if not relisted and elapsed >= seconds / 2:
+                standin.admin("expire")
+                relisted = True
+            time.sleep(min(every, max(0.0, seconds - elapsed)))
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join(10)
+    half = next((rss for t, rss in samples if t >= seconds / 2 + every), samples[-1][1])
+    return {"seconds": seconds, "rss_mib": samples, "errors": errors,
+            "growth_mib": samples[-1][1] - samples[0][1],
+            "last_half_growth_mib": samples[-1][1] - half}
+
+
 def after_410(gw, standin, budget, watchers=8):
     """A forced 410; the next page; pages by ``watchers`` clients until the re-list is done."""
     before = standin.stats()
@@ -724,6 +861,17 @@ def run_rate(standin, rate, args, directory, reference):
         def phase(name):
             phases[name] = [round(v or 0) for v in memory(gw.proc.pid)]
         phase("ready")
+        # Ready means ready (issue #41): the pages the web UI opens first, from the first
+        # second after /readyz said so, before anything else warms the gateway.
+        out["first_pages"] = first_pages(
+            gw, [k for _p, _r, _k, k in KINDS] if args.composition else ["pod", "node"],
+            args.budget)
+        log("first pages after ready: %s" % {k: v for k, v in out["first_pages"].items()
+                                             if k != "pages"})
+        for entry in out["first_pages"]["pages"]:
+            log("  %(kind)s %(sort)s %(namespace)s: %(first_ms)s ms, then %(second_ms)s ms"
+                % entry)
+        phase("first_pages")
         early_thread.join(args.budget)
         out["page_while_first_sync"] = early
         log("ready in %.1fs (%.2fx), RSS %s MiB; early page %s" % (
@@ -766,6 +914,11 @@ def run_rate(standin, rate, args, directory, reference):
         out["after_410"] = after_410(gw, standin, args.budget, watchers=2 if quick else 8)
         log("after 410: %s" % out["after_410"])
         phase("relist")
+        if args.soak_seconds:
+            out["soak"] = soak(gw, standin, args.soak_seconds,
+                               every=min(30.0, max(1.0, args.soak_seconds / 20)))
+            log("soak: %s" % {k: v for k, v in out["soak"].items() if k != "rss_mib"})
+            phase("soak")
         log("RSS / high-water mark after each phase (MiB): %s" % phases)
         out["rss_end_mib"] = round(memory(gw.proc.pid)[0] or 0)
         out["rss_peak_mib"] = round(max(memory(gw.proc.pid)[1] or 0, sampler.peak))
@@ -839,6 +992,8 @@ def reference_kinds(standin, result):
         per = bytes_per_object(kind, sample)
         total += seconds
         result["kinds"][kind] = {"objects": count, "reference_s": round(seconds, 2),
+                                 "json_bytes_per_object": round(reference_list.bytes
+                                                                / max(1, count)),
                                  "cache_bytes_per_object": per,
                                  "cache_mib": round(per * count / 2**20, 1) if per else None}
         log("reference %s: %d in %.2fs; cached ~%s bytes each" % (kind, count, seconds, per))
@@ -864,6 +1019,11 @@ def table(result):
         r["ready_s"], r["ready_ratio"], ref))
     row("RSS at ready / peak", lambda r: "%s / %s MiB" % (r["rss_ready_mib"],
                                                           r["rss_peak_mib"]))
+    row("first pages after ready (UI's first lists and sorts): slowest first answer; "
+        "slowest second; a probe's max / p99 meanwhile", lambda r: "%s ms (%s); %s ms; %s / %s ms"
+        % (r["first_pages"]["max_first_ms"], r["first_pages"]["slowest"],
+           r["first_pages"]["max_second_ms"], r["first_pages"]["probe_max_ms"],
+           r["first_pages"]["probe_p99_ms"]))
     if result.get("composition"):
         row("each kind synced after (s)", lambda r: ", ".join(
             "%s %s" % (k, v) for k, v in sorted(r["kinds_ready_s"].items(), key=lambda x: x[1])
@@ -899,6 +1059,11 @@ def table(result):
             r["after_410"]["relist_s"], r["after_410"]["max_ms"],
             r["after_410"]["errors"] or "none", r["after_410"]["standin_list_pages"],
             r["after_410"]["standin_list_mib"]))
+    if any(r.get("soak") for r in rates):
+        row("soak: seconds; RSS start -> end; growth in the last half (after the re-list at "
+            "half time)", lambda r: "%s s; %s -> %s MiB; %+d MiB" % (
+                r["soak"]["seconds"], r["soak"]["rss_mib"][0][1], r["soak"]["rss_mib"][-1][1],
+                r["soak"]["last_half_growth_mib"]))
     row("a page asked while the cache first syncs", lambda r: "%s after %s s (200 after %s s)"
         % (r["page_while_first_sync"].get("status"),
            r["page_while_first_sync"].get("first_answer_s"),
@@ -949,6 +1114,14 @@ def main(argv=None):
     parser.add_argument("--search", action="store_true",
                         help="also measure GET /api/v1/search (issue #38): each query back to "
                              "back, per kind, and beside the 64 clients")
+    parser.add_argument("--soak-seconds", type=float, default=0,
+                        help="after the other phases, this long at the churn rate with 8 "
+                             "clients paging and a forced re-list at half time, RSS sampled "
+                             "(issue #41: 3600)")
+    parser.add_argument("--light", action="store_true",
+                        help="the stand-in's lighter objects of issue #30 (no managedFields, "
+                             "no mesh proxy); the default is as heavy as a real cluster's "
+                             "(issue #41, tests/bench/heavy.py)")
     parser.add_argument("--sidecar", action="store_true",
                         help="also measure the metrics sidecar's scrapes (--rates '' for only "
                              "that)")
@@ -958,7 +1131,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     result = {"pods": args.pods, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "composition": args.composition, "search": args.search}
-    standin = StandIn(args.pods, max_seconds=3 * 3600, composed=args.composition)
+    standin = StandIn(args.pods, max_seconds=3 * 3600, composed=args.composition,
+                      light=args.light)
     try:
         with tempfile.TemporaryDirectory(prefix="bench-scale-") as directory:
             if args.composition:
@@ -966,8 +1140,9 @@ def main(argv=None):
             else:
                 seconds, count = reference_list(standin.url)
                 assert count == args.pods, count
-                log("reference LIST of %d pods in pages of 1,000 with json: %.2fs" % (
-                    count, seconds))
+                result["pod_json_bytes"] = round(reference_list.bytes / max(1, count))
+                log("reference LIST of %d pods (%d bytes each) in pages of 1,000 with json: "
+                    "%.2fs" % (count, result["pod_json_bytes"], seconds))
             result["reference_s"] = round(seconds, 2)
             result["rates"] = [run_rate(standin, float(rate), args, directory, seconds)
                                for rate in args.rates.split(",") if rate]
@@ -982,11 +1157,11 @@ def main(argv=None):
         standin.stop()
     result["table"] = table(result) if result.get("rates") else ""
     if result.get("kinds"):
-        result["table"] += "\n\n| kind | objects | reference LIST | cached bytes/object | " \
-            "cached (estimate) |\n|---|---|---|---|---|\n" + "\n".join(
-                "| %s | %s | %s s | %s | %s MiB |" % (k, v["objects"], v["reference_s"],
-                                                     v["cache_bytes_per_object"], v["cache_mib"])
-                for k, v in result["kinds"].items())
+        result["table"] += "\n\n| kind | objects | JSON bytes/object | reference LIST | " \
+            "cached bytes/object | cached (estimate) |\n|---|---|---|---|---|---|\n" + \
+            "\n".join("| %s | %s | %s | %s s | %s | %s MiB |" % (
+                k, v["objects"], v["json_bytes_per_object"], v["reference_s"],
+                v["cache_bytes_per_object"], v["cache_mib"]) for k, v in result["kinds"].items())
     if result.get("sidecar"):
         side = result["sidecar"]
         result["table"] += "\n\nmetrics sidecar: scrapes %s s; RSS after each %s MiB; peak %s MiB" \

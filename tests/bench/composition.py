@@ -11,7 +11,10 @@ endpoint per pod of its app) and 12,000 config maps. Smaller runs scale every co
 As for pods, nothing is stored as JSON: an object is made from its index when it is served.
 """
 
+import json
 from array import array
+
+from tests.bench import heavy
 
 FULL_PODS = 150000
 FULL = {"replicasets": 66000, "nodes": 5000, "events": 200000, "services": 6000,
@@ -68,6 +71,7 @@ class Composition:
         self.apps = apps_of(pods.n, pods.per_set)
         self.node_count = node_count
         self.event_rate = event_rate
+        self._managed = {}   # plural -> its objects' managedFields, when the pods are heavy
         rs = sizes["replicasets"]
         self.rs_base, self.rs_extra = divmod(rs, self.apps)
         self.replicasets = Blocks(rs, lambda j: self.rs_of(j)[0], pods)
@@ -187,7 +191,14 @@ class Composition:
         return changes
 
     def encode(self, plural, i):
-        return getattr(self, ENCODERS[plural])(i)
+        text = getattr(self, ENCODERS[plural])(i)
+        if not self.pods.heavy:
+            return text
+        managed = self._managed.get(plural)
+        if managed is None:   # one list per kind, made from its first object (heavy.py)
+            managed = self._managed[plural] = heavy.managed_fields(
+                json.loads(text), heavy.WRITERS[ENCODERS[plural]])
+        return heavy.splice(text, managed)
 
     def table(self, plural):
         """(Blocks, or None for a cluster-scoped kind, count) of a static kind."""

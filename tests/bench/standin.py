@@ -48,7 +48,7 @@ import tornado.httpserver
 import tornado.iostream
 import tornado.web
 
-from tests.bench import composition
+from tests.bench import composition, heavy
 
 log = logging.getLogger("standin")
 
@@ -173,9 +173,11 @@ class Pods:
 
     per_set = PER_SET
 
-    def __init__(self, n, nodes=NODES):
+    def __init__(self, n, nodes=NODES, heavy=True):
         self.n = n
         self.nodes = nodes
+        self.heavy = heavy      # as a real cluster's (tests/bench/heavy.py), else issue #30's
+        self._managed = None    # the pods' managedFields (heavy), made from the first pod
         self.restarts = array("H", bytes(2 * n))
         self.tier = array("B", bytes(n))
         self.waiting = array("B", bytes(n))
@@ -218,6 +220,12 @@ class Pods:
     def template(self, d, revision):
         """The pod template of app ``d``'s replica set of ``revision`` (0: the live one)."""
         app = "app-%05d" % d
+        if self.heavy:
+            main = heavy.CONTAINER % ("main", app, (d + revision) % 10, revision, 8080, 8080,
+                                      app, 8080, 8080)
+            return heavy.TEMPLATE % (app, "tier-0", "%09x" % (0x7a000000 + revision), d % 10,
+                                     app, d * 7919 + revision, app, heavy.INIT, main,
+                                     heavy.PROXY)
         main = CONTAINER % ("main", app, (d + revision) % 10, revision, "server", 8080, 8080,
                             app, 8080, 8080)
         side = CONTAINER % ("sidecar", "proxy", 3, 1, "proxy", 9090, 9090, app, 9090, 9090)
@@ -225,6 +233,8 @@ class Pods:
                            side)
 
     def encode(self, i):
+        if self.heavy:
+            return self.encode_heavy(i)
         ns = "ns-%02d" % self.namespace_of(i)
         d = i // PER_SET
         app = "app-%05d" % d
@@ -253,6 +263,42 @@ class Pods:
             main, side, node,
             created, cond, created, cond, created, created,
             i % self.nodes // 256, i % self.nodes % 256 + 1, ip, ip, created, s1, s2)
+
+    def encode_heavy(self, i, managed=None):
+        """Pod ``i`` as a real cluster's (tests/bench/heavy.py): ~8 KB."""
+        if managed is None:
+            if self._managed is None:
+                sample = json.loads(self.encode_heavy(0, "[]"))
+                self._managed = heavy.managed_fields(sample, heavy.WRITERS["pod"], depth=2)
+            managed = self._managed
+        ns = "ns-%02d" % self.namespace_of(i)
+        d = i // PER_SET
+        app = "app-%05d" % d
+        rs = app + "-5d8f7c9b6"
+        created = self._stamp(BASE_TIME + i)
+        restarts = self.restarts[i]
+        waiting = self.waiting[i]
+        ip = self.ip(i)
+        ready = "false" if waiting else "true"
+        cond = "False" if waiting else "True"
+        main = heavy.CONTAINER % ("main", app, d % 10, i % 7, 8080, 8080, app, 8080, 8080)
+        running = '{"running":{"startedAt":"%s"}}' % created
+        second = ('{"waiting":{"reason":"CrashLoopBackOff","message":"back-off 5m0s '
+                  'restarting failed container"}}' if waiting else running)
+        last = heavy.LAST_TERMINATED % (created, created, i * 48611) if restarts else "{}"
+        s1 = heavy.STATUS % ("main", running, "{}", "true", restarts // 2, "bench/" + app,
+                             d % 10, i % 7, "bench/" + app, i * 7919, i * 104729, "true")
+        s2 = heavy.STATUS % ("istio-proxy", second, last, ready, restarts - restarts // 2,
+                             "istio/proxyv2", 19, 3, "istio/proxyv2", 15485863,
+                             i * 32452843 + 1, ready)
+        init = heavy.INIT_STATUS % (created, created, i * 86028121, 99991, i * 2750159)
+        return heavy.POD % (
+            "%s-%06d" % (rs, i), ns, "%08x-0000-4000-8000-%012x" % (d, i), self.rv[i],
+            created, rs, app, "tier-%d" % self.tier[i], "5d8f7c9b6", d % 10, app, app,
+            d * 7919, ip, ip, rs, "%08x-0000-4000-9000-%012x" % (d, d), managed, app,
+            heavy.INIT, main, heavy.PROXY, self.node_of(i),
+            created, cond, created, cond, created, created,
+            i % self.nodes // 256, i % self.nodes % 256 + 1, ip, ip, created, init, s1, s2)
 
     def change(self, i, rv):
         self.restarts[i] = min(60000, self.restarts[i] + 1)
@@ -297,9 +343,9 @@ class State:
     (with 100 nodes and 50 namespaces)."""
 
     def __init__(self, n, churn=0.0, bookmark_seconds=5.0, composed=False,
-                 event_rate=composition.EVENT_RATE):
+                 event_rate=composition.EVENT_RATE, heavy=True):
         sizes = composition.counts(n) if composed else None
-        self.pods = Pods(n, sizes["nodes"] if composed else NODES)
+        self.pods = Pods(n, sizes["nodes"] if composed else NODES, heavy)
         self.composition = composition.Composition(self.pods, sizes["nodes"], event_rate,
                                                    sizes) if composed else None
         self.version = 1000
@@ -757,7 +803,7 @@ def make_app(state):
 
 async def serve(args):
     state = State(args.pods, args.churn, args.bookmark_seconds, args.composition,
-                  args.event_rate)
+                  args.event_rate, heavy=not args.light)
     server = tornado.httpserver.HTTPServer(make_app(state), max_buffer_size=1 << 24)
     server.listen(args.port, "127.0.0.1")
     log.info("stand-in API server: %d pods on http://127.0.0.1:%d", args.pods, args.port)
@@ -782,6 +828,10 @@ def main(argv=None):
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--churn", type=float, default=0.0, help="changes a second")
     parser.add_argument("--bookmark-seconds", type=float, default=5.0)
+    parser.add_argument("--light", action="store_true",
+                        help="issue #30's lighter objects (no managedFields, no mesh proxy), "
+                             "for comparison; the default is as heavy as a real cluster's "
+                             "(tests/bench/heavy.py)")
     parser.add_argument("--composition", action="store_true",
                         help="the whole cluster of issue #30 beside the pods (scaled by --pods "
                              "/ 150,000), not pods only")

@@ -16,11 +16,15 @@ def test_bench_scale_runs_at_300_pods(tmp_path):
     out = tmp_path / "scale.json"
     subprocess.run([sys.executable, "-m", "tests.bench.bench_scale", "--pods", "300",
                     "--rates", "200", "--quick", "--clients-seconds", CLIENTS_SECONDS,
-                    "--budget", "30", "--json", str(out)], cwd=ROOT, check=True, timeout=120,
+                    "--budget", "30", "--soak-seconds", "2", "--json", str(out)], cwd=ROOT,
+                   check=True, timeout=120,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     result = json.loads(out.read_text())
     [rate] = result["rates"]
     assert rate["page_while_first_sync"]["status"] == 200
+    first = rate["first_pages"]   # ready means ready: every first page asked, and answered
+    assert first["errors"] == {} and len(first["pages"]) >= 8 and first["probes"] > 0
+    assert result["pod_json_bytes"] > 5000   # pods as heavy as a real cluster's (issue #41)
     assert rate["page_creation"]["back_to_back"]["errors"] == {}
     assert rate["page_status"]["back_to_back"]["errors"] == {}
     assert rate["page_filtered"]["back_to_back"]["errors"] == {}
@@ -31,6 +35,8 @@ def test_bench_scale_runs_at_300_pods(tmp_path):
     assert after["pod_lists_completed"] >= 1            # the gateway re-listed
     assert result["standin"]["watches_with_bookmarks"] >= 1
     assert "| start to /readyz |" in result["table"]
+    soaked = rate["soak"]    # the soak's phase ran: samples, its re-list, no error
+    assert len(soaked["rss_mib"]) >= 2 and soaked["errors"] == {}
 
 
 def test_bench_scale_sidecar_phase_at_300_pods(tmp_path):

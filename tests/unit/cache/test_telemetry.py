@@ -5,7 +5,8 @@ cache is off, not started or let go has no cache series."""
 import asyncio
 
 from dashboard_api.cache.telemetry import CacheCollector
-from dashboard_api.cache.watchcache import SYNCED, SYNCING, Cached as RealCached, WatchCache
+from dashboard_api.cache.store import SYNCED, SYNCING
+from dashboard_api.cache.watchcache import Cached as RealCached, WatchCache
 from dashboard_api.kinds import table as kinds
 
 

@@ -1,87 +1,88 @@
-"""Once every kind has synced, the watch cache builds each large store's sorted index for the web
-UI's first page (newest first) in the executor, before anyone asks: not before the last kind
-has synced (it would slow the first sync), not for small stores (built on the loop when asked,
-in microseconds)."""
+"""Ready means ready (issue #41): a large store's sorted index for the web UI's first page
+(newest first) is built with its rows, in the executor, before the store says it has synced
+(so before /readyz turns 200), together with its list status counters; a small store's is
+built when asked, in microseconds. The warm index is never the one a new sort pushes out."""
 
 import asyncio
 import json
 
-from dashboard_api.cache import slim
-from dashboard_api.cache.orders import OFF_LOOP_BUILD
+from dashboard_api.cache import orders, slim
+from dashboard_api.cache.orders import OFF_LOOP_BUILD, SORTED_INDEXES
 from dashboard_api.cache.rows import row_of
-from dashboard_api.cache.watchcache import FIRST_PAGE_SORT, SYNCED, UNAVAILABLE, Cached, WatchCache
+from dashboard_api.cache.watchcache import FIRST_PAGE_SORT, Cached
 from dashboard_api.kinds import table as kinds
 from tests.bench.standin import Pods
 
 
-class Executor:
-    def __init__(self):
-        self.calls = 0
-
-    async def run(self, fn, *args):
-        self.calls += 1
-        return fn(*args)
+async def inline(fn, *args):
+    return fn(*args)
 
 
-class Cluster:
-    def __init__(self):
-        self.executor = Executor()
-
-
-def _cache(cluster, stores):
-    cache = WatchCache(cluster, names=list(stores))
-    cache.started = True
-    for name, rows in stores.items():
-        cached = Cached(kinds.get(name), None)
-        cached.on_synced = cache._synced
-        cached.store.replace(rows, "1")
-        cache.by_name[name] = cache.cached[(cached.kind.group, cached.kind.plural)] = cached
-    return cache
-
-
-def _pods(n):
-    kind, pods = kinds.get("pod"), Pods(n)
+def _pods(n, heavy=False):
+    kind, pods = kinds.get("pod"), Pods(n, heavy=heavy)
     return [row_of(kind, slim.slim(kind, json.loads(pods.encode(i)))) for i in range(n)]
 
 
-def test_the_first_pages_index_is_built_once_every_kind_has_synced():
+def test_a_large_store_syncs_with_its_first_pages_index_and_counters():
     async def scenario():
-        cluster = Cluster()
-        cache = _cache(cluster, {"pod": _pods(OFF_LOOP_BUILD), "configmap": [],
-                                 "node": []})
-        cache.registered.set()
-        pod, configmap, node = (cache.by_name[n] for n in ("pod", "configmap", "node"))
-        pod.state(SYNCED)
-        configmap.state(SYNCED)
-        assert cache.warming is None             # nodes still syncing: nothing built yet
-        node.state(UNAVAILABLE)                  # passed through: counts as done
-        assert cache.warming is not None
-        await cache.warming
-        index = pod.store.orders.sorted.get(FIRST_PAGE_SORT)
-        assert index is not None and cluster.executor.calls == 1
-        assert pod.store.orders.get(FIRST_PAGE_SORT) is index   # the page reads it as is
-        newest = max(pod.store.rows.values(),
-                     key=lambda r: (r.obj["metadata"]["creationTimestamp"]))
-        assert next(iter(index.page((), 0, 1))).obj["metadata"]["creationTimestamp"] == \
-            newest.obj["metadata"]["creationTimestamp"]
-        assert FIRST_PAGE_SORT not in configmap.store.orders.sorted   # small: built when asked
-        pod.state(SYNCED)                        # a watch resumed: not built again
-        await asyncio.sleep(0)
-        assert cluster.executor.calls == 1
-        cache.stop()
-
+        pod = Cached(kinds.get("pod"), None)
+        assert pod.store.orders.warm == (FIRST_PAGE_SORT,)
+        await pod.relist(_pods(OFF_LOOP_BUILD), "1", inline)   # the first sync
+        store = pod.store
+        index = store.orders.ready(FIRST_PAGE_SORT)
+        assert index is not None and index is store.orders.sorted[FIRST_PAGE_SORT]
+        newest = max(store.rows.values(), key=lambda r: r.obj["metadata"]["creationTimestamp"])
+        assert next(iter(index.page((), 0, 1))) is newest
+        assert store._tally is not None          # the pods' list status, counted already
     asyncio.run(scenario())
 
 
-def test_a_cache_whose_kinds_all_synced_before_registering_ended_still_warms():
+def test_a_small_store_builds_nothing_before_it_is_asked():
     async def scenario():
-        cluster = Cluster()
-        cache = _cache(cluster, {"pod": _pods(OFF_LOOP_BUILD)})
-        cache.by_name["pod"].state(SYNCED)
-        assert cache.warming is None             # registering not done yet
-        cache.registered.set()
-        cache._synced()                          # as start() does once registered
-        await cache.warming
-        assert FIRST_PAGE_SORT in cache.by_name["pod"].store.orders.sorted
+        configmap, pod = Cached(kinds.get("configmap"), None), Cached(kinds.get("pod"), None)
+        await pod.relist(_pods(10), "1", inline)
+        await configmap.relist([], "1", inline)
+        assert pod.store.orders.ready(FIRST_PAGE_SORT) is None
+        assert pod.store._tally is None
+        assert configmap.store.orders.sorted == {}
+    asyncio.run(scenario())
 
+
+def test_the_warm_index_is_never_pushed_out_by_new_sorts(monkeypatch):
+    monkeypatch.setattr(orders, "OFF_LOOP_BUILD", 5)
+    async def scenario():
+        pod = Cached(kinds.get("pod"), None)
+        await pod.relist(_pods(20), "1", inline)
+        store = pod.store
+        warm = store.orders.ready(FIRST_PAGE_SORT)
+        for prop in ("name", "namespace", "status", "creationTimestamp"):
+            for ascending in (True, False):
+                await store.orders.ensure(((prop, ascending),), inline)
+        assert len(store.orders.sorted) == SORTED_INDEXES
+        assert store.orders.ready(FIRST_PAGE_SORT) is warm
+    asyncio.run(scenario())
+
+
+def test_indexes_no_page_reads_are_let_go_of_but_the_warm_one(monkeypatch):
+    monkeypatch.setattr(orders, "OFF_LOOP_BUILD", 5)
+    monkeypatch.setattr(orders, "EXPIRE_EVERY", 1)
+    now = [1000.0]
+
+    async def scenario():
+        pod = Cached(kinds.get("pod"), None)
+        pod.store.orders.clock = lambda: now[0]
+        await pod.relist(_pods(20), "1", inline)
+        store = pod.store
+        by_name = await store.orders.ensure((("name", True),), inline)
+        by_status = await store.orders.ensure((("status", True),), inline)
+        now[0] += orders.INDEX_IDLE - 1
+        assert store.orders.ready((("status", True),)) is by_status   # read: kept
+        now[0] += 2
+        store.apply("MODIFIED", next(iter(store.rows.values())), "2")   # a change looks
+        assert store.orders.ready((("name", True),)) is None            # unread: let go
+        assert by_name is not None
+        assert store.orders.ready((("status", True),)) is by_status
+        now[0] += 10 * orders.INDEX_IDLE
+        store.apply("MODIFIED", next(iter(store.rows.values())), "3")
+        assert list(store.orders.sorted) == [FIRST_PAGE_SORT]            # the warm one stays
     asyncio.run(scenario())
