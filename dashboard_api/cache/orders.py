@@ -9,9 +9,11 @@ the whole store. No sort is the store's own order (ListOrder): nothing to build.
 
 Ready means ready (issue #41): the sorts of ``warm`` (the web UI's first page: newest first)
 are built with a large store's rows, in the executor, before the store says it has synced
-(``wanted``, read by the store's re-list); any other sort of a large store asked for the first
-time is built in the background (``build_soon``), while its first pages are answered by a
-partial selection (cache/view.py), so no request waits for a whole sort.
+(``wanted``, read by the store's re-list); the other sorts the web UI offers (``later``) are
+built right after the first sync, one at a time in the background (``build_later``); any sort
+of a large store asked for before its index is there is answered by a partial selection
+(cache/view.py) while the index is built (``build_soon``), so no request waits for a whole
+sort.
 
 Only the store (cache/store.py) tells it of events and full LISTs; only the store's view
 (cache/view.py) asks it for an index.
@@ -45,10 +47,6 @@ BUILD_TRIES = 3
 # row in every index kept, so an index kept for nothing costs every event (issue #41).
 INDEX_IDLE = 600.0
 EXPIRE_EVERY = 4096   # changes between two looks for idle indexes
-# An index no page has read for this long is let go of (but a ``warm`` one): each event moves a
-# row in every index kept, so an index kept for nothing costs every event (issue #41).
-INDEX_IDLE = 600.0
-EXPIRE_EVERY = 4096   # changes between two looks for idle indexes
 
 log = logging.getLogger("dashboard_api.cache")
 # ``filtered_ready``'s answer for a filter found broad (walk the sorted index instead).
@@ -68,6 +66,7 @@ class Orders:
         self.building = {}          # index key -> (future, events meanwhile), being built
         self.changes = 0            # objects changed by events or re-lists (for ``broad``)
         self.warm = ()              # sort specs built with a large store's rows (``wanted``)
+        self.later = ()             # sort specs built after a large store's first sync
         self._soon = set()          # background builds under way (their tasks)
         self._one_build = None      # an asyncio.Lock: one build at a time (_build_off_loop)
 
@@ -112,6 +111,7 @@ class Orders:
         specs = [tuple(spec) for spec in self.warm] if large else []
         specs += [spec for spec in self.specs() if spec not in specs]
         return specs[:SORTED_INDEXES]
+
     # --- what the view asks ------------------------------------------------------------------
 
     def ready(self, spec: tuple, walked: bool = False) -> SortedIndex | ListOrder | None:
@@ -125,6 +125,22 @@ class Orders:
             self.sorted.move_to_end(spec)
             self.used[spec] = self.clock()
         return index
+
+    def build_later(self, run: Any) -> None:
+        """Starts building the ``later`` sorts in the background, one after the other (after
+        a large store's first sync: the web UI's other columns are sorted at steady speed
+        seconds after ready, not when a user first clicks one). A build a page asked for
+        meanwhile waits for one of them at most. Indexes no page reads expire (``_expire``)."""
+        if self.later:
+            self._background(self._build_later(run))
+
+    async def _build_later(self, run):
+        began = time.monotonic()
+        for spec in self.later:
+            if spec not in self.sorted and spec not in self.building:
+                await self.ensure(spec, run, walked=True)
+        log.info("the %d later sorts of %s built in %.1fs", len(self.later),
+                 getattr(self.store.kind, "name", "?"), time.monotonic() - began)
 
     def build_soon(self, spec: tuple, run: Any) -> None:
         """Starts building ``spec``'s index in the executor, unless it is built or being built;

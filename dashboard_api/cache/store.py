@@ -192,6 +192,8 @@ class Store:
                                   resource_version)
             del fresh, names, buckets, sorted_indexes, counters, built
             await run(relists.drop, previous)
+            if large and not self.synced_once:   # the first sync: the web UI's other sorts
+                self.orders.build_later(run)
             return True
         self.replace(rows, resource_version)
         return True

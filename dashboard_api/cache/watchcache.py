@@ -28,6 +28,20 @@ log = logging.getLogger("dashboard_api.cache")
 # first user to open a list after /readyz says ready does not wait for it (issue #41; built
 # after the sync, it held the first pages for seconds).
 FIRST_PAGE_SORT = (("creationTimestamp", False),)
+# The columns the web UI sorts by, most asked first (Created, Name, then a kind's own: an
+# event's Last and First seen, a pod's Status, Namespace), both ways. A large store builds
+# their indexes right after its first sync, in the background (cache/orders.py ``later``), up
+# to LATER_SORTS of them: the UI's sorts are at steady speed seconds after ready.
+UI_COLUMNS = ("creationTimestamp", "name", "lastSeen", "firstSeen", "status", "namespace")
+LATER_SORTS = 7
+
+
+def later_sorts(kind):
+    """The UI's sorts (``UI_COLUMNS``) of ``kind``, but the first page's (and the namespace
+    of a cluster-scoped kind: always empty)."""
+    specs = [((prop, ascending),) for prop in UI_COLUMNS if prop in kind.properties
+             and (kind.namespaced or prop != "namespace") for ascending in (True, False)]
+    return tuple(spec for spec in specs if spec != FIRST_PAGE_SORT)[:LATER_SORTS]
 
 
 def cached_names(opt_in=()):
@@ -46,6 +60,7 @@ class Cached:
         self.store = Store(kind, kind.indexes)
         if all(prop in kind.properties for prop, _ in FIRST_PAGE_SORT):
             self.store.orders.warm = (FIRST_PAGE_SORT,)
+        self.store.orders.later = later_sorts(kind)
         self.reflector = None
         self.applied = applied if applied is not None else Applied()
 
