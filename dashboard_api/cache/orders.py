@@ -68,6 +68,7 @@ class Orders:
         self.warm = ()              # sort specs built with a large store's rows (``wanted``)
         self.later = ()             # sort specs built after a large store's first sync
         self._soon = set()          # background builds under way (their tasks)
+        self._later = None          # the task building the ``later`` sorts
         self._one_build = None      # an asyncio.Lock: one build at a time (_build_off_loop)
 
     # --- what the store tells ----------------------------------------------------------------
@@ -132,7 +133,11 @@ class Orders:
         seconds after ready, not when a user first clicks one). A build a page asked for
         meanwhile waits for one of them at most. Indexes no page reads expire (``_expire``)."""
         if self.later:
-            self._background(self._build_later(run))
+            self._later = self._background(self._build_later(run))
+
+    def later_pending(self) -> bool:
+        """Whether the ``later`` sorts are still being built (readiness waits for them)."""
+        return self._later is not None and not self._later.done()
 
     async def _build_later(self, run):
         began = time.monotonic()
@@ -177,6 +182,7 @@ class Orders:
         task = asyncio.ensure_future(build)
         self._soon.add(task)
         task.add_done_callback(self._built)
+        return task
 
     def _built(self, task):
         self._soon.discard(task)

@@ -56,6 +56,7 @@ class Store:
         self.kind = kind
         self.state = SYNCING
         self.synced_once = False
+        self.synced_at = None       # when it first synced (clock)
         self.clock = clock
         self.stale_since = clock()  # not current since then; None: current
         self._first_sync = None
@@ -94,6 +95,8 @@ class Store:
         when a watch cut for silence last heard anything) or now."""
         if name == SYNCED:
             self.stale_since = None
+            if not self.synced_once:
+                self.synced_at = self.clock()
             self.synced_once = True
         elif self.stale_since is None:
             self.stale_since = self.clock() if since is None else min(since, self.clock())

@@ -29,11 +29,15 @@ log = logging.getLogger("dashboard_api.cache")
 # after the sync, it held the first pages for seconds).
 FIRST_PAGE_SORT = (("creationTimestamp", False),)
 # The columns the web UI sorts by, most asked first (Created, Name, then a kind's own: an
-# event's Last and First seen, a pod's Status, Namespace), both ways. A large store builds
-# their indexes right after its first sync, in the background (cache/orders.py ``later``), up
-# to LATER_SORTS of them: the UI's sorts are at steady speed seconds after ready.
-UI_COLUMNS = ("creationTimestamp", "name", "lastSeen", "firstSeen", "status", "namespace")
-LATER_SORTS = 7
+# event's Last and First seen, a pod's Status), both ways. A large store builds their indexes
+# right after its first sync, in the executor (cache/orders.py ``later``), up to LATER_SORTS of
+# them, before readiness says ready (``Cached.settled``). Any other sort (Namespace, a second
+# column) is built when first asked, its first pages a partial selection meanwhile
+# (cache/view.py); each index costs ~2.4 MiB and every event a bisection in it, at 150,000 pods.
+UI_COLUMNS = ("creationTimestamp", "name", "lastSeen", "firstSeen", "status")
+LATER_SORTS = 5
+# Readiness waits for a store to settle (``Cached.settled``) at most this long after it synced.
+SETTLE_LIMIT = 30.0
 
 
 def later_sorts(kind):
@@ -63,6 +67,8 @@ class Cached:
         self.store.orders.later = later_sorts(kind)
         self.reflector = None
         self.applied = applied if applied is not None else Applied()
+        self.caught = False         # the reflector's ``caught_up``
+        self._settled = False
 
     def to_row(self, obj):
         """The row of a decoded object, sharing what did not change with the row it replaces
@@ -96,6 +102,31 @@ class Cached:
     def apply(self, event, row, version):
         self.store.apply(event, row, version)
         self.applied.notify(event, row)   # read your own writes (cache/applied.py)
+
+    def caught_up(self):
+        """The reflector's first watch has applied the events of the first LIST's time."""
+        self.caught = True
+
+    def settled(self):
+        """Whether the store is ready to answer at its steady speed (issue #41: ready means
+        ready): synced, its first watch caught up with what changed during the first LIST, and
+        the web UI's later sorts built; or SETTLE_LIMIT seconds after it synced, whatever is
+        left (a watch failing, a build overtaken by re-lists), so that no replica stays out
+        of rotation for it. A store the service may not list is settled (passed through)."""
+        store = self.store
+        if self._settled or store.state == UNAVAILABLE:
+            return True
+        if not store.synced_once:
+            return False
+        if self.caught and not store.orders.later_pending():
+            self._settled = True
+        elif store.clock() - store.synced_at > SETTLE_LIMIT:
+            log.info("cache of %s: settled without %s", self.kind.name,
+                     " and ".join(what for what, missing in (
+                         ("catching up with its watch", not self.caught),
+                         ("its later sorts", store.orders.later_pending())) if missing))
+            self._settled = True
+        return self._settled
 
     def state(self, name, since=None):
         """``since``: the event loop's time from which the store is stale (the loop's clock
@@ -182,12 +213,11 @@ class WatchCache:
         through)."""
         return all(c.store.state != SYNCING for c in self.cached.values())
 
-    def synced_once(self):
-        """Whether every kind has synced at least once (or is unavailable and passed
-        through): what a readiness check asks. A kind re-syncing later (a watch resumed, an
-        API server away) still answers from what it has."""
-        return all(c.store.synced_once or c.store.state == UNAVAILABLE
-                   for c in self.cached.values())
+    def settled(self):
+        """Whether every kind is ``settled`` (Cached): what a readiness check asks. Once
+        settled, a kind re-syncing later (a watch resumed, an API server away) still answers
+        from what it has."""
+        return all(c.settled() for c in self.cached.values())
 
     def states(self):
         """{kind: (state, objects, events applied, watch restarts)} for /metrics. Until every

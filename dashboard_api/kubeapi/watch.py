@@ -65,6 +65,7 @@ IDLE_TIMEOUT = 90.0        # a watch that hears nothing this long is cut (--watc
 EVENT_BATCH = 256          # watch events decoded and made rows by one call in the executor
 APPLY_SLICE = 0.02         # seconds of applying events on the loop before it is let go
 PENDING_BYTES = 2 << 20    # watch lines read and not applied yet: past this, read no further
+CATCH_UP_QUIET = 0.1       # a first watch that read nothing this long after it began: caught up
 
 
 TEST_HOOKS = os.environ.get("DASHBOARD_API_TEST_HOOKS") == "1"
@@ -121,6 +122,8 @@ class Reflector:
         self.silent = 0           # watches closed for having gone quiet (Silent)
         self.heard = None         # loop time the watch last heard from the API server
         self.relist_requested = False
+        self.caught_up = False    # the first watch has applied what it was sent at once
+        self._watching = None     # the current watch's state (``watch``)
         self._task = None
         self._stopped = False
 
@@ -240,8 +243,8 @@ class Reflector:
 
     async def watch(self, version):
         """One WATCH from ``version``; returns the last version seen when the server ends it."""
-        state = {"version": version, "buffer": b"", "error": None, "lines": [],
-                 "bytes": 0, "draining": None, "room": None}
+        state = self._watching = {"version": version, "buffer": b"", "error": None,
+                                  "lines": [], "bytes": 0, "draining": None, "room": None}
         loop = asyncio.get_running_loop()
         self.heard = loop.time()
 
@@ -304,6 +307,7 @@ class Reflector:
                 fetch.add_done_callback(_taken)
             if state["draining"] is not None and not state["draining"].done():
                 state["draining"].cancel()
+            self._caught_up()   # however it ended: nothing more to wait for
         if state["error"] is not None:
             raise state["error"]
         return state["version"]
@@ -337,6 +341,24 @@ class Reflector:
             state["draining"] = None
             state["bytes"] = sum(map(len, state["lines"]))
             self._make_room(state, force=True)
+        if not state["lines"] and state["error"] is None:
+            self._caught_up()
+
+    def _caught_up(self):
+        """The first watch after the first LIST has applied every event it had read: what
+        happened during the LIST (a backlog of seconds of churn) is in. Told to the consumer
+        once (``caught_up``: readiness waits for it, cache/watchcache.py)."""
+        if not self.caught_up:
+            self.caught_up = True
+            hook = getattr(self.consumer, "caught_up", None)
+            if hook is not None:
+                hook()
+
+    def _quiet_after_headers(self, state):
+        """CATCH_UP_QUIET after a watch's headers: nothing read, or all of it applied, means
+        nothing was waiting (a quiet kind)."""
+        if not state["lines"] and state["draining"] is None and state["error"] is None:
+            self._caught_up()
 
     @staticmethod
     def _make_room(state, force=False):
@@ -383,6 +405,9 @@ class Reflector:
         # from our version on, so the data can be served again.
         if line.startswith("HTTP/") and " 200 " in line + " ":
             self.consumer.state("synced")
+            if not self.caught_up and self._watching is not None:
+                asyncio.get_running_loop().call_later(
+                    CATCH_UP_QUIET, self._quiet_after_headers, self._watching)
 
 _decode = msgspec.json.Decoder().decode   # faster than ujson, and dict keys are shared
 

@@ -1,7 +1,8 @@
 """Whether this replica is ready, and how it goes away without dropping requests.
 
 A replica is ready once the API server has answered at start-up (it listens only after that)
-and, with the watch cache on, no cached kind is still syncing (the first time: see ready()).
+and, with the watch cache on, every cached kind has synced and settled (the first time: see
+ready(); cache/watchcache.py ``Cached.settled``: its watch caught up, the web UI's sorts built).
 On SIGTERM (a rolling update, a node drain) it says so at once on ``/readyz`` (503) and goes on
 serving for the drain period, so that the endpoints controller and the load balancers stop
 sending it new requests; then it stops listening, closes its terminals with a toast (the
@@ -41,7 +42,7 @@ class Lifecycle:
             # that expired, an API server restart or away) the last synced store keeps
             # answering, and every replica sees it at once; readiness must not take them all
             # out together (issue 27: docs/faults.md).
-            self._synced = self.cache.synced_once()
+            self._synced = self.cache.settled()
             if not self._synced:
                 return False, "the watch cache is syncing"
         return True, "ok"

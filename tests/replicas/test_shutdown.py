@@ -97,7 +97,7 @@ class Cache:
     def __init__(self):
         self.done = False
 
-    def synced_once(self):
+    def settled(self):
         return self.done
 
 

@@ -8,7 +8,7 @@ one a new sort pushes out."""
 import asyncio
 import json
 
-from dashboard_api.cache import orders, slim
+from dashboard_api.cache import orders, slim, watchcache
 from dashboard_api.cache.orders import OFF_LOOP_BUILD, SORTED_INDEXES
 from dashboard_api.cache.rows import row_of
 from dashboard_api.cache.watchcache import FIRST_PAGE_SORT, Cached, later_sorts
@@ -45,8 +45,7 @@ def test_the_ui_sorts_are_built_after_the_first_sync_only():
         pod = Cached(kinds.get("pod"), None)
         later = later_sorts(kinds.get("pod"))
         assert pod.store.orders.later == later
-        assert {spec[0][0] for spec in later} == {"creationTimestamp", "name", "status",
-                                                  "namespace"}
+        assert {spec[0][0] for spec in later} == {"creationTimestamp", "name", "status"}
         assert FIRST_PAGE_SORT not in later and len(later) < SORTED_INDEXES
         await pod.relist(_pods(OFF_LOOP_BUILD), "1", inline)   # the first sync
         pod.store.set_state("synced")
@@ -65,9 +64,51 @@ def test_the_ui_sorts_are_built_after_the_first_sync_only():
     asyncio.run(scenario())
 
 
-def test_a_cluster_scoped_kind_is_not_sorted_by_namespace_later():
-    assert all(spec[0][0] != "namespace" for spec in later_sorts(kinds.get("node")))
-    assert (("namespace", True),) in later_sorts(kinds.get("replicaset"))
+def test_the_later_sorts_are_the_ui_columns_of_the_kind():
+    assert later_sorts(kinds.get("event")) == (
+        (("creationTimestamp", True),), (("name", True),), (("name", False),),
+        (("lastSeen", True),), (("lastSeen", False),))
+    for name in ("node", "replicaset", "configmap"):   # Namespace: built when asked
+        assert {spec[0][0] for spec in later_sorts(kinds.get(name))} == {
+            "creationTimestamp", "name"}
+
+
+def test_a_store_settles_once_caught_up_with_its_later_sorts_built(monkeypatch):
+    now = [100.0]
+
+    async def scenario():
+        pod = Cached(kinds.get("pod"), None)
+        pod.store.clock = lambda: now[0]
+        assert not pod.settled()
+        await pod.relist(_pods(OFF_LOOP_BUILD), "1", inline)
+        pod.state("synced")
+        assert not pod.settled()                 # the watch's backlog, the later sorts
+        await asyncio.gather(*pod.store.orders._soon)
+        assert not pod.settled()                 # still the backlog
+        pod.caught_up()
+        assert pod.settled()
+        pod.state("syncing")                     # a later re-list: still settled
+        assert pod.settled()
+
+        late = Cached(kinds.get("pod"), None)   # a watch that never catches up
+        late.store.clock = lambda: now[0]
+        await late.relist(_pods(OFF_LOOP_BUILD), "1", inline)
+        late.state("synced")
+        await asyncio.gather(*late.store.orders._soon)
+        now[0] += watchcache.SETTLE_LIMIT + 1
+        assert late.settled()                    # not kept out of rotation for it
+
+        small = Cached(kinds.get("configmap"), None)
+        await small.relist([], "1", inline)
+        small.state("synced")
+        assert not small.settled()
+        small.caught_up()
+        assert small.settled()
+
+        gone = Cached(kinds.get("configmap"), None)
+        gone.state("unavailable")                # passed through: nothing to wait for
+        assert gone.settled()
+    asyncio.run(scenario())
 
 
 def test_a_small_store_builds_nothing_before_it_is_asked():

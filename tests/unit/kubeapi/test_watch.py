@@ -7,6 +7,7 @@ A local Tornado server streaming an endless response stands in for the API serve
 
 import asyncio
 import gc
+import json
 import logging
 
 import tornado.httpserver
@@ -85,3 +86,98 @@ def test_stop_closes_the_watch_connection_quietly(monkeypatch, caplog):
         gc.collect()  # a future whose failure nobody took is logged when collected
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert errors == []
+
+
+class Executor:
+    async def run(self, fn, *args):
+        return fn(*args)
+
+
+class Applying(Consumer):
+    """A consumer that notes the events applied and when the reflector said it caught up."""
+
+    def __init__(self):
+        super().__init__()
+        self.applied = []
+        self.caught_at = None
+
+    def apply(self, kind, row, version):
+        self.applied.append(version)
+
+    def caught_up(self):
+        self.caught_at = len(self.applied)
+
+
+def _serve(lines, hold):
+    """A watch endpoint that writes ``lines`` (several chunks) and then holds the connection
+    until ``hold`` is set."""
+    class Backlog(tornado.web.RequestHandler):
+        async def get(self):
+            await self.flush()   # the headers, as the API server sends them at once
+            for at in range(0, len(lines), 50):
+                self.write("".join(lines[at:at + 50]))
+                await self.flush()
+            await asyncio.wait_for(hold.wait(), 30)
+
+    [sock] = tornado.netutil.bind_sockets(0, "127.0.0.1")
+    server = tornado.httpserver.HTTPServer(tornado.web.Application([("/watch", Backlog)]))
+    server.add_sockets([sock])
+    return server, "http://127.0.0.1:%d" % sock.getsockname()[1]
+
+
+def _event(version):
+    return '{"type":"MODIFIED","object":{"metadata":{"name":"p%d","resourceVersion":"%d"}}}\n' % (
+        version, version)
+
+
+def test_the_first_watch_catches_up_once_its_backlog_is_applied(monkeypatch):
+    """What changed during the first LIST arrives at once when the watch starts: readiness
+    waits until all of it is applied (cache/watchcache.py Cached.settled), once."""
+    monkeypatch.setattr(watch, "service_ssl_context", lambda config: None)
+    monkeypatch.setattr(watch, "EVENT_BATCH", 16)
+
+    async def scenario():
+        hold = asyncio.Event()
+        server, url = _serve([_event(v) for v in range(1, 501)], hold)
+        cluster = FakeCluster(url)
+        cluster.executor = Executor()
+        consumer = Applying()
+        reflector = watch.Reflector(cluster, Resource(), lambda obj: obj, consumer,
+                                    decode=json.loads)
+        task = asyncio.ensure_future(reflector.watch("0"))
+        for _ in range(int(WAIT / 0.01)):
+            if consumer.caught_at is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert consumer.caught_at == 500 and consumer.applied[-1] == "500"
+        assert reflector.caught_up
+        hold.set()
+        await asyncio.wait_for(task, WAIT)
+        reflector.stop()
+        server.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_quiet_first_watch_is_caught_up_soon_after_it_began(monkeypatch):
+    monkeypatch.setattr(watch, "service_ssl_context", lambda config: None)
+
+    async def scenario():
+        hold = asyncio.Event()
+        server, url = _serve([], hold)
+        cluster = FakeCluster(url)
+        cluster.executor = Executor()
+        consumer = Applying()
+        reflector = watch.Reflector(cluster, Resource(), lambda obj: obj, consumer)
+        task = asyncio.ensure_future(reflector.watch("0"))
+        for _ in range(int(WAIT / 0.01)):
+            if consumer.caught_at is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert consumer.caught_at == 0 and consumer.states == ["synced"]
+        hold.set()
+        await asyncio.wait_for(task, WAIT)
+        reflector.stop()
+        server.stop()
+
+    asyncio.run(scenario())
