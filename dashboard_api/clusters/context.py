@@ -10,9 +10,10 @@ import asyncio
 import logging
 import time
 
+from dashboard_api.cache import outage
 from dashboard_api.cache.watchcache import WatchCache
 from dashboard_api.clusters.probe import Probe
-from dashboard_api.lists.access import Access
+from dashboard_api.lists.access import OUTAGE_MEMORY, Access
 from dashboard_api.lists.cachesource import CacheSource
 from dashboard_api.lists.candidates import NamespaceCandidates
 from dashboard_api.lists.passthrough import ChunkedList, ListSlots
@@ -113,6 +114,18 @@ class ClusterContext:
         if self.cache is not None:
             self.cache.stop()
 
+    def unanswered_since(self):
+        """The Unix time since which the cluster's API server has not answered its watch
+        cache, while the cache answers lists from what it last saw (cache/outage.py); None
+        while it answers, or before the cache has synced, or when there is no cache."""
+        if self._starting is None:
+            return None
+        return outage.of_cache(self.cache)
+
+    def access(self):
+        """The cluster's access answers (lists/access.py), the cache's or the pass-through's."""
+        return self.source.access
+
     def cache_state(self):
         """``off``, ``stopped`` (not used yet, or let go), ``syncing``, ``synced``."""
         if self.cache is None:
@@ -145,7 +158,9 @@ def make_source(options, api, settings):
     candidates = NamespaceCandidates(api, settings, cache)
     passthrough = ChunkedList(
         slots=ListSlots(options.max_large_lists, options.large_list_wait),
-        access=Access(options.access_cache_ttl), candidates=candidates)
+        access=Access(options.access_cache_ttl,
+                      memory=getattr(options, "access_outage_memory", OUTAGE_MEMORY)),
+        candidates=candidates)
     if cache is None:
         return None, passthrough
     return cache, CacheSource(cache, passthrough, candidates, sync_wait=options.cache_sync_wait)
