@@ -6,13 +6,13 @@ its module here.
 """
 
 from dashboard_api.handlers import (appdeployment, cani, clusterinfo, creates, customresources,
-                                    drain, health, integrations, logs, oidc, raw, resources, scale,
-                                    settings, shell, signin, system, workloadops)
+                                    drain, health, integrations, live, logs, oidc, raw, resources,
+                                    scale, settings, shell, signin, system, workloadops)
 
 # In the order their routes are listed (the OpenAPI document's order).
 ROUTE_MODULES = (
     cani, signin, oidc, clusterinfo, settings, system, health, integrations, resources,
-    customresources, logs, shell,
+    live, customresources, logs, shell,
     # Writes (issue 9).
     raw, scale, workloadops, drain, creates, appdeployment,
 )

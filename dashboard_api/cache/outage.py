@@ -13,6 +13,7 @@ Read by the system banner and the pushed notices (they say "the cluster has not 
 
 from __future__ import annotations
 
+import datetime
 import time
 from typing import Iterable
 
@@ -49,3 +50,14 @@ def of_cache(cache) -> float | None:
     if not stores:
         return None
     return unanswered_since(stores, clock=stores[0].clock)
+
+
+def described(since: float, now: float | None = None) -> str:
+    """What a person is told: "The cluster's API server has not answered since 12:03:04 UTC:
+    the lists show what was last seen then." (the date too when it is not today's)."""
+    at = datetime.datetime.fromtimestamp(since, datetime.timezone.utc)
+    today = datetime.datetime.fromtimestamp(time.time() if now is None else now,
+                                            datetime.timezone.utc).date()
+    when = at.strftime("%H:%M:%S UTC" if at.date() == today else "%Y-%m-%d %H:%M:%S UTC")
+    return ("The cluster's API server has not answered since %s: the lists show what was "
+            "last seen then." % when)

@@ -17,6 +17,7 @@ from dashboard_api.lists.access import OUTAGE_MEMORY, Access
 from dashboard_api.lists.cachesource import CacheSource
 from dashboard_api.lists.candidates import NamespaceCandidates
 from dashboard_api.lists.passthrough import ChunkedList, ListSlots
+from dashboard_api.live.hub import Hub
 from dashboard_api.lists.pipeline import Pipeline
 from dashboard_api.metrics import lists as metric_lists
 from dashboard_api.metrics.sidecar import SidecarClient, read_token as read_sidecar_token
@@ -47,6 +48,7 @@ class ClusterContext:
         self.settings = SettingsStore(api, options.namespace, options.settings_config_map_name)
         self.terminals = terminal.make_sessions(api, secret, name)
         self.probe = Probe(api)  # its version and reachability, for the list of clusters
+        self.live = Hub(self)    # the browsers told when its lists change (live/)
         self.last_used = clock()
         self._starting = None   # the task starting the cache and sidecar, once used
         self._build()
@@ -89,11 +91,13 @@ class ClusterContext:
 
     def sleep(self):
         """Lets the cache and the sidecar client go (a cluster unused for the idle time);
-        kept while a terminal runs. Returns whether it slept."""
-        if self._starting is None or self.terminals.running:
+        kept while a terminal runs or a browser is told of its changes. Returns whether it
+        slept."""
+        if self._starting is None or self.terminals.running or self.live.active:
             return False
         log.info("cluster %s unused for %ds: its watch cache is let go until next used",
                  self.name, self.idle_for())
+        self.live.close_all("this cluster's watch cache was let go: reconnect to watch it")
         self._stop_services()
         self._starting = None
         self._build()
@@ -102,6 +106,7 @@ class ClusterContext:
     def stop(self):
         """For good: the cluster is removed or the process exits."""
         self.terminals.close_all("This cluster is no longer served here.")
+        self.live.close_all("this cluster is no longer served here")
         self.probe.stop()
         self._stop_services()
         self.api.shutdown()

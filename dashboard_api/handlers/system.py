@@ -1,9 +1,9 @@
 """Web-facing records and operational endpoints: /config, system banner, locales, /metrics,
 /apidocs.json. None of them needs a token."""
 
-import datetime
 import time
 
+from dashboard_api.cache import outage
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.serving import telemetry
 from dashboard_api.serving.bearer import bearer_token
@@ -45,23 +45,13 @@ class SystemBannerHandler(BaseHandler):
                   "severity": severity if severity in SEVERITIES else "INFO"}
         since = self.cluster.unanswered_since() if self.cluster is not None else None
         if since is not None and self._known_caller():
-            banner = {"message": outage_message(since), "severity": "WARNING"}
+            banner = {"message": outage.described(since), "severity": "WARNING"}
         self.write_json(banner)
 
     def _known_caller(self):
         token = bearer_token(self.request.headers.get("Authorization")) or \
             self.get_cookie(TOKEN_COOKIE)
         return bool(token) and self.cluster.access().knows(token)
-
-
-def outage_message(since, now=None):
-    """"The cluster has not answered since 12:03:04 UTC ..." (the date too when not today)."""
-    at = datetime.datetime.fromtimestamp(since, datetime.timezone.utc)
-    today = datetime.datetime.fromtimestamp(time.time() if now is None else now,
-                                            datetime.timezone.utc).date()
-    when = at.strftime("%H:%M:%S UTC" if at.date() == today else "%Y-%m-%d %H:%M:%S UTC")
-    return ("The cluster's API server has not answered since %s: the lists show what was "
-            "last seen then." % when)
 
 
 class LocaleHandler(BaseHandler):

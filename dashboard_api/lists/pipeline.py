@@ -111,20 +111,34 @@ class Pipeline:
             key, lambda: self._answer(fetch, kind, namespaces, query, held))
 
     async def _answer(self, fetch, kind, namespaces, query, held):
-        if not kind.namespaced:
-            namespaces = ALL
-        try:
-            rows = await fetch.rows(kind, namespaces)
-        except ApiError as exc:
-            if not (is_forbidden(exc) and namespaces.all):
-                raise
-            rows, namespaces = await _usable_rows(fetch, kind, exc)
+        rows, namespaces = await self._rows(fetch, kind, namespaces)
         rel = await self._related(fetch, kind, rows, namespaces)
         tag = await self.tag(fetch, kind, rows, namespaces, query, rel)
         if holds(held, tag):
             return Answer(None, tag)
         body = await self._built(fetch, kind, rows, query, rel, True)
         return Answer(body, None if getattr(fetch, "unversioned", False) else tag)
+
+    async def validator(self, fetch: Fetch, kind: Any, namespaces: Namespaces,
+                        query: Query) -> tuple[str | None, Rows]:
+        """(the validator of the page ``answer`` would give now, its rows), the caller
+        authorized as for the page but nothing of the page built: what a subscription to the
+        list compares (live/). Raises what the list would."""
+        rows, namespaces = await self._rows(fetch, kind, namespaces)
+        rel = await self._related(fetch, kind, rows, namespaces)
+        return await self.tag(fetch, kind, rows, namespaces, query, rel), rows
+
+    async def _rows(self, fetch, kind, namespaces):
+        """(the list's rows, the namespaces they cover): "all namespaces" for a caller who
+        may not list cluster-wide is those where they may."""
+        if not kind.namespaced:
+            namespaces = ALL
+        try:
+            return await fetch.rows(kind, namespaces), namespaces
+        except ApiError as exc:
+            if not (is_forbidden(exc) and namespaces.all):
+                raise
+            return await _usable_rows(fetch, kind, exc)
 
     async def tag(self, fetch: Fetch, kind: Any, rows: Rows, namespaces: Namespaces,
                   query: Query, rel: Related, status: bool = True) -> str | None:

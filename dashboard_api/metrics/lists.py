@@ -84,6 +84,20 @@ class MetricsDecorator:
             names = webui.STANDARD
         return (names if kind.metrics is not None else ()), upstream
 
+    def stamp(self):
+        """What this decorator's additions depend on as known now, without asking anyone
+        (live/hub.py compares it between two looks)."""
+        sidecar = self.sidecar
+        if sidecar is None:
+            return None
+        return (sidecar.healthy, sidecar.last_error, sidecar.known_epoch)
+
+    async def refresh(self):
+        """Learns the sidecar's newest scrape when it may have changed (one question at a
+        time, metrics/sidecar.py ``epoch``)."""
+        if self.sidecar is not None and self.sidecar.healthy:
+            await self.sidecar.epoch()
+
     async def version(self, fetch, kind, query, rel):
         """What this decorator's additions to a list depend on (see the module docstring);
         None when that cannot be known now."""

@@ -24,7 +24,7 @@ LAYERS = (
     ("kinds",),
     ("cache", "web", "writes"),
     ("lists",),
-    ("auth", "logs", "metrics", "terminal"),
+    ("auth", "live", "logs", "metrics", "terminal"),
     ("clusters",),
     ("handlers",),
     ("app",),

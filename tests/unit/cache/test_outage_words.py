@@ -1,8 +1,9 @@
-"""The system banner's outage warning (handlers/system.py)."""
+"""What a person is told of an outage (cache/outage.py ``described``): the system banner and
+the pushed notices say it."""
 
 import calendar
 
-from dashboard_api.handlers.system import outage_message
+from dashboard_api.cache.outage import described as outage_message
 
 
 def test_the_warning_says_since_when_with_the_date_when_not_today():
