@@ -132,6 +132,12 @@ class Access:
             return answer
         return await self._asking.run(key, review)
 
+    def known(self, identity, verb, resource, namespace="", name=None):
+        """The answer kept for these credentials (``identity``), without asking: True or
+        False while it is within ``ttl``, else None."""
+        return self._answers.get((identity, verb, resource.group, resource.plural, namespace,
+                                  name))
+
     # --- the API server away ---------------------------------------------------------------
 
     def away(self):

@@ -44,6 +44,9 @@ class Fetch:
         # without its validator.
         self.promised = {}
         self.unversioned = False
+        # (resource, namespaces) of each read the watch cache answered, the caller authorized
+        # (lists/cachesource.py): what a page's validator was allowed on.
+        self.authorized = []
 
     def close(self) -> None:
         """The request has ended: its list slot, if it took one, is free again."""

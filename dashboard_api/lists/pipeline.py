@@ -35,13 +35,14 @@ Entry points for handlers: ``Pipeline.list_kind``, ``answer``, ``detail``, ``sub
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any, Callable, Sequence
 
 from dashboard_api.cache import slim
 from dashboard_api.kinds import table as kinds
 from dashboard_api.lists.access import Access
 from dashboard_api.lists.fetch import Fetch
-from dashboard_api.lists.validators import Validators, read_versions
+from dashboard_api.lists.validators import Proof, Recent, Validators, read_versions
 from dashboard_api.query.listquery import Query
 from dashboard_api.query.page import OFF_LOOP_ROWS, ListedRows, Rows
 from dashboard_api.query.reads import ALL, Namespaces, scope_of, standard_needs
@@ -83,6 +84,7 @@ class Pipeline:
         self.decorators = tuple(decorators)
         self.detail_decorators = tuple(detail_decorators)
         self.validators = Validators()   # its pages' tags, under a key of its own
+        self.recent = Recent()           # the tags given lately, and what they rest on
         self._lists = SingleFlight()   # identical list requests of one caller being answered
 
     def fetch(self, handle: Any, cluster: Any) -> Fetch:
@@ -104,20 +106,36 @@ class Pipeline:
         """``list_kind`` for a caller holding the pages tagged ``held`` (serving/conditional.py
         ``held_tags`` of If-None-Match): the Answer's body is None when they hold this page
         as it is now, decided before the page is built."""
-        key = (Access.identity(fetch.handle), kind.name, namespaces.names,
-               _query_key(query), held,
-               getattr(fetch.cluster, "writes", 0))  # a list after a write joins none before it
-        return await self._lists.run(
-            key, lambda: self._answer(fetch, kind, namespaces, query, held))
+        page = (Access.identity(fetch.handle), kind.name, namespaces.names, _query_key(query))
+        if held:   # a page given lately, nothing it rests on moved: nothing read
+            found = self.recent.held(page, held, holds)
+            if found is not None:
+                tag, stores = found
+                fetch.cache_age = max([store.staleness() for store in stores] + [0.0])
+                return Answer(None, tag)
+        key = page + (held, getattr(fetch.cluster, "writes", 0))  # a list after a write
+        return await self._lists.run(                             # joins none before it
+            key, lambda: self._answer(fetch, kind, namespaces, query, held, page))
 
-    async def _answer(self, fetch, kind, namespaces, query, held):
+    async def _answer(self, fetch, kind, namespaces, query, held, page):
+        asked = namespaces if kind.namespaced else ALL
         rows, namespaces = await self._rows(fetch, kind, namespaces)
         rel = await self._related(fetch, kind, rows, namespaces)
-        tag = await self.tag(fetch, kind, rows, namespaces, query, rel)
+        tag, proofs = await self._made(fetch, kind, rows, namespaces, query, rel)
+        # Kept for the next conditional request unless "all namespaces" settled on those the
+        # caller may list (a right granted elsewhere would not show in its proofs).
+        keep = proofs is not None and namespaces.names == asked.names
         if holds(held, tag):
-            return Answer(None, tag)
-        body = await self._built(fetch, kind, rows, query, rel, True)
-        return Answer(body, None if getattr(fetch, "unversioned", False) else tag)
+            body = None
+        else:
+            body = await self._built(fetch, kind, rows, query, rel, True)
+            if getattr(fetch, "unversioned", False):   # the page is not what the tag says
+                tag = None
+        if tag is not None and keep:
+            self.recent.remember(page, tag, *proofs)
+        else:
+            self.recent.forget(page)
+        return Answer(body, tag)
 
     async def validator(self, fetch: Fetch, kind: Any, namespaces: Namespaces,
                         query: Query) -> tuple[str | None, Rows]:
@@ -126,7 +144,7 @@ class Pipeline:
         list compares (live/). Raises what the list would."""
         rows, namespaces = await self._rows(fetch, kind, namespaces)
         rel = await self._related(fetch, kind, rows, namespaces)
-        return await self.tag(fetch, kind, rows, namespaces, query, rel), rows
+        return (await self._made(fetch, kind, rows, namespaces, query, rel))[0], rows
 
     async def _rows(self, fetch, kind, namespaces):
         """(the list's rows, the namespaces they cover): "all namespaces" for a caller who
@@ -144,24 +162,59 @@ class Pipeline:
                   query: Query, rel: Related, status: bool = True) -> str | None:
         """The validator of the page of ``rows`` (lists/validators.py), from what was read
         before it; None when something read has no version."""
+        return (await self._made(fetch, kind, rows, namespaces, query, rel, status))[0]
+
+    async def _made(self, fetch, kind, rows, namespaces, query, rel, status=True):
+        """(the page's validator or None, its proofs or None: ([Proof], stores), what it
+        rests on, when it can be proved again without reading, Recent)."""
         version = getattr(rows, "version", None)
         rows_version = version() if version is not None else None
         if rows_version is None or kind.page_needs is not None:
-            return None   # a page that reads per row (nodes' pods) is known once read
+            return None, None   # a page that reads per row (nodes' pods) is known once read
         reads = read_versions(kind.list_needs, rel, fetch.refused)
         if reads is None:
-            return None
+            return None, None
         decorations = []
         for decorate in self.decorators:
             version_of = getattr(decorate, "version", None)
             found = await version_of(fetch, kind, query, rel) if version_of else None
             if found is None:
-                return None
+                return None, None
             decorations.append(found)
+        identity = Access.identity(fetch.handle)
         errors = [e["ErrStatus"]["message"] for e in fetch.errors]
-        return self.validators.tag(Access.identity(fetch.handle), kind.name, namespaces.names,
-                                   _query_key(query), status, rows_version, reads, errors,
-                                   decorations)
+        tag = self.validators.tag(identity, kind.name, namespaces.names, _query_key(query),
+                                  status, rows_version, reads, errors, decorations)
+        return tag, (None if errors else self._proofs(fetch, kind, rows, rows_version, rel,
+                                                      query, decorations, identity))
+
+    def _proofs(self, fetch, kind, rows, rows_version, rel, query, decorations, identity):
+        """([Proof], stores) of a validator just made, or None when it cannot be proved
+        again without reading (see lists/validators.py ``Recent``)."""
+        proofs = [Proof(rows.version, rows_version)]
+        stores = [getattr(rows, "store", None)]
+        for need in kind.list_needs:
+            if need not in rel:
+                continue
+            stamp = getattr(rel[need], "stamp", None)
+            if stamp is None:
+                return None
+            made = stamp()
+            proofs.append(Proof(made.key, rel[need].view_key))
+            stores.append(made.store)
+        for decorate, was in zip(self.decorators, decorations):
+            now = getattr(decorate, "version_now", None)
+            if now is None:
+                return None
+            proofs.append(Proof(functools.partial(now, kind, query), was))
+        access = getattr(self.source, "access", None)
+        if access is None:
+            return None
+        for resource, names in fetch.authorized:
+            for namespace in names or ("",):
+                proofs.append(Proof(functools.partial(access.known, identity, "list",
+                                                      resource, namespace), True))
+        return proofs, tuple(store for store in stores if store is not None)
 
     async def assemble(self, fetch: Fetch, kind: Any, raw: Sequence[dict], namespaces: Namespaces,
                        query: Query, rel: Related | None = None, status: bool = True) -> dict:

@@ -22,6 +22,14 @@ When any of these has no version (rows or a related read from a LIST made now, a
 that cannot say, a kind whose page reads per row), there is no validator: the page is built
 and the answer keeps the tag of its body. A validator never says less than the page shows:
 the page is read after it, from stores at that version or newer.
+
+``Recent`` keeps, per caller and page, the validator last given and what it was made of
+(``Proof``s: the rows' store version in the namespaces, each related read's, each decorator's
+version as it stands, and the caller's access answers as the access cache keeps them), so a
+caller holding it is answered "not modified" while every proof still holds, with nothing read:
+no discovery, no access review asked, no related read. A proof that fails (a change, an access
+answer past its TTL, a sidecar scrape due) sends the request down the road, which makes the
+validator again.
 """
 
 from __future__ import annotations
@@ -29,11 +37,18 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-from typing import Any, Iterable, Mapping
+import time
+from typing import Any, Callable, Iterable, Mapping
+
+import cachetools
 
 # Tags are weak: equal tags mean the same page, not the same bytes (metrics read after the tag
 # may be a newer scrape than it names).
 WEAK = 'W/"%s"'
+# Pages whose validators are remembered (Recent), the least recently used dropped first, and
+# for at most RECENT_SECONDS each (the access answers they rest on last less).
+RECENT = 10000
+RECENT_SECONDS = 60.0
 
 
 class Validators:
@@ -68,3 +83,46 @@ def read_versions(list_needs: Iterable[str], rel: Mapping[str, Any],
             version = "refused"
         versions.append(version)
     return tuple(versions)
+
+
+class Proof:
+    """One thing a validator was made of: ``now()`` must still give ``was``."""
+
+    __slots__ = ("now", "was")
+
+    def __init__(self, now: Callable[[], Any], was: Any):
+        self.now = now
+        self.was = was
+
+    def holds(self) -> bool:
+        return self.now() == self.was
+
+
+class Recent:
+    """Validators recently given, per (caller, page): (tag, proofs, stores whose staleness the
+    answer reports). See the module docstring."""
+
+    def __init__(self, size: int = RECENT, seconds: float = RECENT_SECONDS,
+                 clock: Callable[[], float] = time.monotonic):
+        self._kept = cachetools.TTLCache(size, seconds, timer=clock)
+        self.hits = 0
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def remember(self, key: Any, tag: str, proofs: list, stores: tuple) -> None:
+        self._kept[key] = (tag, tuple(proofs), stores)
+
+    def forget(self, key: Any) -> None:
+        self._kept.pop(key, None)
+
+    def held(self, key: Any, held: Any, holds: Callable[[Any, str], bool]) -> tuple | None:
+        """(tag, stores) of ``key`` when the request holds its tag (``holds(held, tag)``)
+        and every proof still holds; else None."""
+        found = self._kept.get(key)
+        if found is None or not holds(held, found[0]):
+            return None
+        if not all(proof.holds() for proof in found[1]):
+            return None
+        self.hits += 1
+        return found[0], found[2]

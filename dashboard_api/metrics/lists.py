@@ -98,6 +98,20 @@ class MetricsDecorator:
         if self.sidecar is not None and self.sidecar.healthy:
             await self.sidecar.epoch()
 
+    def version_now(self, kind, query):
+        """``version`` as it stands, without asking the sidecar (None when its newest scrape
+        may have changed meanwhile): a validator made earlier still holds while this is
+        what it was (lists/validators.py ``Recent``)."""
+        names, _ = self._names(kind, query)
+        if not names:
+            return ()
+        try:
+            self._usable()
+        except Unavailable as why:
+            return ("unavailable", str(why))
+        epoch = self.sidecar.current_epoch()
+        return None if epoch is None else ("scrape", epoch)
+
     async def version(self, fetch, kind, query, rel):
         """What this decorator's additions to a list depend on (see the module docstring);
         None when that cannot be known now."""

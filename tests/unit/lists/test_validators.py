@@ -34,3 +34,26 @@ def test_related_reads_need_a_version_unless_refused_or_not_made():
     # Refused: empty, and the refusal is in the errors the tag covers.
     refusal = ApiError(403, "events is forbidden")
     assert read_versions(("events",), {"events": []}, {"events": refusal}) == ("refused",)
+
+
+def test_a_validator_given_lately_holds_while_every_proof_does():
+    from dashboard_api.lists.validators import Proof, Recent
+    from dashboard_api.serving.conditional import held_tags, holds
+    now = [0.0]
+    recent = Recent(size=2, seconds=60.0, clock=lambda: now[0])
+    version, access = [1], [True]
+    recent.remember("page", 'W/"t"', [Proof(lambda: version[0], 1),
+                                       Proof(lambda: access[0], True)], ("store",))
+    assert recent.held("page", held_tags('W/"t"'), holds) == ('W/"t"', ("store",))
+    assert recent.held("page", held_tags('W/"other"'), holds) is None   # another page held
+    assert recent.held("other page", held_tags('W/"t"'), holds) is None
+    version[0] = 2                                                        # the store moved
+    assert recent.held("page", held_tags('W/"t"'), holds) is None
+    version[0], access[0] = 1, None                                       # access expired
+    assert recent.held("page", held_tags('W/"t"'), holds) is None
+    access[0] = True
+    now[0] = 61.0                                                         # kept 60 s at most
+    assert recent.held("page", held_tags('W/"t"'), holds) is None
+    for key in ("a", "b", "c"):                                           # bounded
+        recent.remember(key, 'W/"t"', [], ())
+    assert len(recent) == 2
