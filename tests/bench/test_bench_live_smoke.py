@@ -1,6 +1,6 @@
 """Keeps the issue #40 benchmark from rotting: bench_live at 300 pods, 10 browsers refreshing
-every second for 2 s, 10 subscribers and 2 timed notices, a 2 s soak (figures are not checked, only that every
-phase ran and answered as it should)."""
+every second for 2 s, 10 subscribers and 2 timed notices, a 2 s soak (figures are not
+checked, only that every phase ran and answered as it should)."""
 
 import json
 import subprocess
