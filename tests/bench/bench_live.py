@@ -14,15 +14,15 @@ then, for the gateway process alone (CPU from /proc, user + system):
    CPU per request of ``--page-requests`` full pages (no validator held) and as many refreshes
    of the same unchanged page (``If-None-Match`` with its tag: 304s), from one client, one after
    the other; the ratio (target: a refresh of an unchanged page at most a fifth of a full
-   page's CPU);
-   the same full page for a caller whose access answer is not kept (a new token each time:
-   the access review a refresh every 5 s pays, ``--access-cache-ttl`` being 5 s as well);
+   page's CPU); and the same full page for a caller whose access answer is not kept (a new
+   token each time: the access review a refresh every 5 s pays, ``--access-cache-ttl`` being
+   5 s as well);
 2. **browsers**, with the churn (``--churn`` pod changes a second and ``--event-rate`` events
    in and out a second), first alone for ``--background-seconds`` (the gateway's CPU for the
    churn itself, taken out of each run's CPU per request), then ``--browsers`` browsers,
    each with its own token and one page of a realistic mix (kinds, one namespace or all,
-   sorts, pages: ``MIX``), refreshing every
-   ``--interval`` seconds (staggered) for ``--seconds``; twice, the same browsers and pages:
+   sorts, pages: ``MIX``), refreshing every ``--interval`` seconds (staggered) for
+   ``--seconds``; twice, the same browsers and pages:
    "today" (no validator sent: every refresh a full page, as while lists were ``no-store``)
    and "conditional" (each browser keeps the tag of its last 200 and sends it, as a browser
    does with ``private, no-cache``); per run the gateway's CPU (cores), the answers by code,
