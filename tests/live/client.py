@@ -7,7 +7,7 @@ import json
 import tornado.httpclient
 import tornado.websocket
 
-QUIET = 1.5   # seconds a test listens to say that nothing came
+QUIET = 1.2   # seconds a test listens to say that nothing came (a tick is 0.25 s)
 
 
 class Live:

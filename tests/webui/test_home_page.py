@@ -225,7 +225,11 @@ def test_the_lists_update_by_themselves(page, home_gateway, home_ns, cluster, ad
              what="the page's two subscriptions")
     notices = len([f for f in frames if '"type":"changed"' in f])
 
-    run_pod(cluster, home_ns, "arrived")
+    status, _ = cluster.request("POST", "/api/v1/namespaces/%s/pods" % home_ns, {
+        "metadata": {"name": "arrived"},
+        "spec": {"containers": [{"name": "app", "image": "busybox"}],
+                 "automountServiceAccountToken": False}})
+    assert status == 201
     expect(pod_row(page, "arrived")).to_be_visible()
     name = cluster.new_namespace("arrived")
     try:
