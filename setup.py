@@ -39,6 +39,11 @@ setup(
         "msgspec>=0.18",
         # Issue 19: the sorted indexes of the watch cache, kept per event.
         "sortedcontainers>=2",
+        # Issue 39: the audit trail in a PostgreSQL database shared by replicas. psycopg 3
+        # over libpq (its binary wheel bundles it): the URL takes every libpq option (TLS
+        # modes, CA files, password files), and its pipelined batches wrote 20,000 entries
+        # in 0.73 s against pg8000's 7.2 s (docs/audit.md).
+        "psycopg[binary]>=3.1",
     ],
     extras_require={
         "test": [

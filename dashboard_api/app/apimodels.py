@@ -126,6 +126,17 @@ PINNED = obj({"kind": NAME, "name": NAME,
              required=("kind", "name"))
 
 RECORDS = {
+    "SearchResult": obj({
+        "listMeta": ref("ListMeta"),
+        "items": array(obj({"kind": STRING, "objectMeta": ref("ObjectMeta"),
+                            "status": {"type": "string", "description": "what the kind's list "
+                                       "shows as its status; empty when it shows none"}},
+                           required=("kind", "objectMeta", "status"))),
+        "kinds": array(obj({"kind": STRING, "totalItems": INTEGER},
+                           required=("kind", "totalItems"))),
+        "skipped": array(obj({"kind": STRING, "reason": STRING}, required=("kind", "reason"))),
+        "errors": array(ref("StatusError")),
+    }, required=("listMeta", "items", "kinds", "skipped")),
     "Config": obj({"serverTime": {"type": "integer", "description": "milliseconds"},
                    "version": STRING, "authenticationMode": STRING,
                    "authenticationModes": {"type": "array", "items": {
@@ -156,9 +167,27 @@ RECORDS = {
         "version": nullable(STRING), "reachable": nullable(BOOLEAN),
         "cache": {"type": "string", "enum": ["off", "stopped", "syncing", "synced"]},
         "default": BOOLEAN,
-        "path": {"type": "string", "description": "/clusters/{name}/: the cluster's UI and API"}},
-        required=("name", "server", "version", "reachable", "cache", "default", "path")))},
+        "path": {"type": "string", "description": "/clusters/{name}/: the cluster's UI and API"},
+        "authMode": {"type": "string", "enum": ["forward", "impersonate"]},
+        "usable": nullable(BOOLEAN)},
+        required=("name", "server", "version", "reachable", "cache", "default", "path",
+                  "authMode", "usable")))},
         required=("clusters",)),
+    "AuditEntries": obj({
+        "listMeta": obj({"totalItems": INTEGER}, required=("totalItems",)),
+        "entries": array(obj({
+            "id": STRING, "time": {"type": "string", "format": "date-time"}, "cluster": STRING,
+            "user": STRING, "userVerified": BOOLEAN,
+            "userSource": {"type": "string",
+                           "enum": ["oidc", "apiserver", "token", "claim", "unknown"]},
+            "client": STRING, "route": STRING, "method": STRING, "kind": STRING,
+            "group": STRING, "resource": STRING, "namespace": STRING, "name": STRING,
+            "status": INTEGER, "reason": STRING, "message": STRING, "requestId": STRING,
+            "details": {"type": "object"}},
+            required=("id", "time", "cluster", "user", "userVerified", "userSource", "route",
+                      "method", "kind", "namespace", "name", "status"))),
+        "errors": {"type": "array", "items": {"type": "object"}}},
+        required=("listMeta", "entries", "errors")),
     "LogResult": obj({
         "info": obj({"podName": STRING, "containerName": STRING, "initContainerName": STRING,
                      "fromDate": nullable(STRING), "toDate": nullable(STRING),
@@ -251,6 +280,14 @@ DATASELECT = [
     query("metricNames", STRING, "comma-separated metric names, e.g. cpu/usage,memory/usage"),
     query("aggregations", STRING, "comma-separated: sum, avg, min, max (sum)"),
 ]
+SEARCH = [
+    query("q", STRING, "the query: words (in the name, ignoring case), label:KEY=VALUE, "
+          "label:KEY!=VALUE, label:KEY=V1|V2, label:KEY, label:!KEY, ns:NAME, status:TEXT, "
+          "node:NAME, image:TEXT, kind:KIND[|KIND], name:TEXT; all must hold"),
+    query("itemsPerPage", {"type": "integer", "minimum": 0, "maximum": 500}, "page size (10)"),
+    query("page", {"type": "integer", "minimum": 1}, "1-based page number; page x "
+          "itemsPerPage at most 1000"),
+]
 LOG_FLAGS = [query("previous", BOOLEAN, "the previous instance of the container"),
              query("timestamps", BOOLEAN, "prefix each line with its timestamp")]
 LOG_PAGE = LOG_FLAGS + [
@@ -291,6 +328,15 @@ OPERATIONS = {
     "me": {"get": Op(schema=ref("Me"))},
     "cluster": {"get": Op(schema=ref("Cluster"))},
     "clusters": {"get": Op(schema=ref("Clusters"))},
+    "audit": {"get": Op(schema=ref("AuditEntries"), params=[
+        query("user", STRING, "only changes by this user (as the entries name them)"),
+        query("namespace", STRING, "only changes in this namespace"),
+        query("kind", STRING, "only changes of this kind (deployment, or <plural>.<group>)"),
+        query("since", {"type": "string", "format": "date-time"}, "RFC 3339; included"),
+        query("until", {"type": "string", "format": "date-time"}, "RFC 3339; not included"),
+        query("itemsPerPage", {"type": "integer", "minimum": 1, "maximum": 500},
+              "entries per page (10)"),
+        query("page", {"type": "integer", "minimum": 1}, "the page, from 1")])},
     "settings-global": {"get": Op(schema=ref("GlobalSettings")),
                         "put": Op(204, body=ref("GlobalSettings"))},
     "settings": {"get": Op(schema=ref("GlobalSettings")),
@@ -329,6 +375,7 @@ OPERATIONS = {
                                  "text/plain)"}, produces=TEXT)},
     "integration-health": {"get": Op(schema=ref("IntegrationHealth"))},
     "integration-state": {"get": Op(schema=ref("IntegrationState"))},
+    "search": {"get": Op(schema=ref("SearchResult"), params=SEARCH)},
     "autoscalers-of-resource": {"get": Op(schema=ref("List.horizontalpodautoscaler"),
                                           params=DATASELECT)},
     "crd-detail": {"get": Op(schema=ref("CustomResourceDefinition"), params=DATASELECT)},

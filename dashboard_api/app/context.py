@@ -13,10 +13,12 @@ class Context:
     running mode; ``locales`` the web UI's [(id, name)]; ``lifecycle`` says whether the process
     is ready or going away (lifecycle.Lifecycle); ``oidc`` the OpenID Connect sign-in
     (auth.oidc.SignIn, None without --oidc-issuer-url); ``clusters`` the clusters served
-    (clusters.registry.Clusters)."""
+    (clusters.registry.Clusters); ``persons`` who a verified ID token names
+    (auth.persons.Persons, None without OpenID Connect); ``audit`` the audit trail
+    (audit.trail.AuditTrail, None with --audit-db none)."""
 
     def __init__(self, options, telemetry, clusters, csrf=None, routes=(), locales=(),
-                 lifecycle=None, oidc=None):
+                 lifecycle=None, oidc=None, persons=None, audit=None):
         self.options = options
         self.telemetry = telemetry
         self.clusters = clusters
@@ -25,6 +27,8 @@ class Context:
         self.locales = list(locales)
         self.lifecycle = lifecycle
         self.oidc = oidc
+        self.persons = persons
+        self.audit = audit
 
     def openapi(self):
         """The OpenAPI description of the routes served (/apidocs.json)."""

@@ -6,6 +6,7 @@ import resource
 import signal
 
 from dashboard_api.app import options as options_mod, server
+from dashboard_api.audit import AuditConfigError
 from dashboard_api.auth.csrf import CsrfKeyError
 from dashboard_api.auth.oidc import OidcConfigError
 from dashboard_api.clusters.registry import Clusters
@@ -113,9 +114,15 @@ async def serve(opts):
         looplag.LoopLag(ctx.telemetry.registry).start()
         bounded.warn_without_libyaml()
         servers = listen(server.make_app(ctx), opts)
-    except (LocaleConfigError, OidcConfigError, tls.TlsError, OSError) as exc:
+    except (LocaleConfigError, OidcConfigError, AuditConfigError, tls.TlsError, OSError) as exc:
         log.critical("%s", exc)
         return 1
+    if ctx.audit is not None:
+        ctx.audit.start()
+        log.info("audit trail: %s, entries kept %gd or %d at most", ctx.audit.store.describe(),
+                 opts.audit_retention[0] / 86400, opts.audit_retention[1])
+    else:
+        log.info("audit trail: the log only (--audit-db none)")
     if servers is None:
         log.critical("nothing to serve on: give --tls-cert-file/--tls-key-file, "
                      "--auto-generate-certificates or --insecure-bind-address")
@@ -138,6 +145,8 @@ async def serve(opts):
                               opts.grace_period, later_signal)
     lifecycle.quiet_cancelled_fetches()
     clusters.stop()
+    if ctx.audit is not None:
+        await ctx.audit.stop()
     return 0
 
 
@@ -160,10 +169,22 @@ def catch_signals():
     return first, again
 
 
+def audit_lines():
+    """The audit entries' logger writes each entry as a line of JSON alone (audit/trail.py),
+    which log shippers take as it is: no time or level before it (the entry has its time)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    entries = logging.getLogger("dashboard_api.audit")
+    entries.addHandler(handler)
+    entries.setLevel(logging.INFO)
+    entries.propagate = False
+
+
 def main(argv=None):
     opts = options_mod.parse(argv)
     logging.basicConfig(level=getattr(logging, opts.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    audit_lines()
     requestlog.install_log_filters()
     return asyncio.run(serve(opts))
 

@@ -14,12 +14,12 @@ from dashboard_api.kinds import table as kinds
 from dashboard_api.kinds.kind import OPT_IN
 from dashboard_api.serving import proxies
 
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)?$")
-_UNIT = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$")
+_UNIT = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, None: 1}
 
 
 def duration(text):
-    """Seconds from `30s`, `1m`, `500ms`, `2h` or a bare number of seconds."""
+    """Seconds from `30s`, `1m`, `500ms`, `2h`, `90d` or a bare number of seconds."""
     m = _DURATION.match(str(text).strip())
     if not m:
         raise argparse.ArgumentTypeError("invalid duration %r (use e.g. 30s, 1m)" % text)
@@ -142,6 +142,15 @@ def parser():
     kube.add_argument("--cluster", dest="clusters", action="append", default=[],
                       metavar="NAME=KUBECONFIG[:CONTEXT]",
                       help="one more cluster, served under /clusters/NAME/ (repeatable)")
+    kube.add_argument("--cluster-auth", dest="cluster_auth", action="append", default=[],
+                      metavar="[NAME=]forward|impersonate",
+                      help="how a cluster learns who the caller is (repeatable; NAME left out: "
+                           "the default cluster): forward (the default) sends the caller's "
+                           "token as it is; impersonate sends an ID token of --oidc-issuer-url, "
+                           "verified by the gateway, as the cluster's own credentials plus "
+                           "Impersonate-User/Group naming the person (for an API server that "
+                           "does not trust the provider; needs the impersonate RBAC of "
+                           "conf/kubernetes/impersonation.yaml); other tokens are forwarded")
     kube.add_argument("--default-cluster", default=None, metavar="NAME",
                       help="the cluster served at the root (default: the kubeconfig's "
                            "current context)")
@@ -266,6 +275,7 @@ def parser():
                    help="log verbosity; request bodies are logged (redacted) only at debug")
     _add_hostile_input_flags(p)
     _add_oidc_flags(p)
+    _add_audit_flags(p)
     return p
 
 
@@ -293,9 +303,47 @@ def _add_oidc_flags(p):
                            "(shown by /api/v1/me)")
     oidc.add_argument("--oidc-groups-claim", default="groups",
                       help="the claim listing the user's groups, as the API server's flag")
+    oidc.add_argument("--oidc-username-prefix", default=None,
+                      help="prefix of the user names of --cluster-auth impersonate clusters, as "
+                           "the API server's flag (unset: the issuer and '#' unless the claim "
+                           "is email; '-': none)")
+    oidc.add_argument("--oidc-groups-prefix", default=None,
+                      help="prefix of the group names of --cluster-auth impersonate clusters, "
+                           "as the API server's flag (unset: none)")
     oidc.add_argument("--oidc-signing-algs", default="RS256",
                       help="comma list of ID token signature algorithms accepted (RS*, PS*, "
                            "ES*; never none nor HS*), as the API server's flag")
+
+
+def retention(text):
+    """(seconds, entries) from ``AGE[,ENTRIES]``: ``90d,1000000``, ``30d``."""
+    age, _, entries = str(text).partition(",")
+    seconds = _positive_duration(age)
+    try:
+        count = int(entries) if entries else DEFAULT_RETENTION_ENTRIES
+    except ValueError:
+        raise argparse.ArgumentTypeError("invalid number of entries %r" % entries) from None
+    if count < 1:
+        raise argparse.ArgumentTypeError("keep at least 1 entry, got %r" % entries)
+    return seconds, count
+
+
+DEFAULT_RETENTION_ENTRIES = 1000000
+
+
+def _add_audit_flags(p):
+    """The audit trail (issue #39: dashboard_api/audit/)."""
+    audit = p.add_argument_group("audit trail")
+    audit.add_argument("--audit-db", default=None,
+                       help="where every change made through the gateway is recorded: a "
+                            "SQLite file (default audit.db in systemd's $STATE_DIRECTORY, else "
+                            "$XDG_STATE_HOME/dashboard-api/, else ~/.local/state/dashboard-api/"
+                            "), a PostgreSQL URL postgresql://... shared by replicas, or none "
+                            "(the log only)")
+    audit.add_argument("--audit-retention", type=retention, default=retention("90d"),
+                       metavar="AGE[,ENTRIES]",
+                       help="entries older than AGE are deleted, then the oldest beyond "
+                            "ENTRIES (default 90d,%d)" % DEFAULT_RETENTION_ENTRIES)
 
 
 def _trusted_proxies(text):

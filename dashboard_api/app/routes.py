@@ -5,16 +5,19 @@ Tornado's URL specs and the OpenAPI document, so the two cannot drift apart. A f
 its module here.
 """
 
-from dashboard_api.handlers import (appdeployment, cani, clusterinfo, creates, customresources,
-                                    drain, health, integrations, live, logs, oidc, raw, resources,
-                                    scale, settings, shell, signin, system, workloadops)
+from dashboard_api.handlers import (appdeployment, audit, cani, clusterinfo, creates,
+                                    customresources, drain, health, integrations, live, logs,
+                                    oidc, raw, resources, scale, search, settings, shell, signin,
+                                    system, workloadops)
 
 # In the order their routes are listed (the OpenAPI document's order).
 ROUTE_MODULES = (
     cani, signin, oidc, clusterinfo, settings, system, health, integrations, resources,
-    live, customresources, logs, shell,
+    search, live, customresources, logs, shell,
     # Writes (issue 9).
     raw, scale, workloadops, drain, creates, appdeployment,
+    # The audit trail of those writes and of terminals (issue #39).
+    audit,
 )
 
 

@@ -12,7 +12,9 @@ import tornado.web
 
 from dashboard_api.app import routes as route_table
 from dashboard_api.app.context import Context
-from dashboard_api.auth import oidc
+from dashboard_api import audit
+from dashboard_api.audit.trail import AuditCollector
+from dashboard_api.auth import oidc, persons
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
 from dashboard_api.cache.telemetry import CacheCollector
 from dashboard_api.handlers import home, picker, static
@@ -107,10 +109,22 @@ def make_context(options, clusters, telemetry):
     if telemetry is not None:
         telemetry.registry.register(CacheCollector(clusters))
     signin = oidc.make(options, key)
+    if clusters.impersonating() and signin is None:
+        raise oidc.OidcConfigError("--cluster-auth impersonate needs --oidc-issuer-url: the "
+                                   "gateway names only people whose ID token it verified")
+    if clusters.impersonating() and options.proxy:
+        raise oidc.OidcConfigError("--cluster-auth impersonate needs the cluster's own "
+                                   "credentials, which --proxy leaves out")
+    trail = audit.make(options)
+    if telemetry is not None and trail is not None:
+        telemetry.registry.register(AuditCollector(trail))
+    people = persons.make(signin, options)
+    clusters.attach_audit(trail.record if trail is not None else None, people)
     return Context(options, telemetry, clusters, csrf=csrf,
                    routes=served_routes(options.mode, ("oidc",) if signin else ()),
                    locales=locales.load(options.locale_config),
-                   lifecycle=lifecycle.Lifecycle(clusters.default.cache), oidc=signin)
+                   lifecycle=lifecycle.Lifecycle(clusters.default.cache), oidc=signin,
+                   persons=people, audit=trail)
 
 
 def load_secret(options):

@@ -12,6 +12,14 @@ The store decides how a page is read, not its caller:
 - **else by a selection** of the scope's rows (query/page.py ``select``), remembered in the
   cache's Memo until the store or a related read it used changes.
 
+A search whose match reads the related reads (query/search.py: a workload's status, from its
+pods and their events), which no filtered index could keep, is matched with them for the
+request alone, over the filtered index of its other terms (kept per event) when it has some
+and they are narrow, else over a walk of the sorted index.
+
+A filter's search (``filterBy=name,<query>``) is bound to the view's kind here, and matched by
+the same code in every path (query/search.py ``Bound.filter``).
+
 Both give the answer the pass-through path gives for the same objects.
 """
 
@@ -25,6 +33,7 @@ from dashboard_api.cache.store import Store
 from dashboard_api.query.listquery import Query
 from dashboard_api.query.page import OFF_LOOP_ROWS, Page, Run, select
 from dashboard_api.query.rows import Row, filter_rows, paginate
+from dashboard_api.query.search import bind_filters, impossible, object_part, reads_related
 
 
 class StoreView:
@@ -69,11 +78,22 @@ class StoreView:
         spec = sort_spec(query, kind.properties)
         filtering = bool(kind.filterable and query.filters)
         matches = index = None
-        if filtering:   # an index of the matches, kept per event
-            index = await store.orders.ensure_filtered(spec, query.filters, kind.properties, run)
-        if index is None:
+        related = filtering and reads_related(query.filters, kind)
+        if filtering and impossible(bind_filters(query.filters, kind, rel if related else None)):
+            matches = []   # a term the kind lacks: nothing to read, keep or walk
+        # an index of the matches, kept per event; of a search that reads the related reads,
+        # of the matches of its other terms, then matched with those reads for this request
+        plain = object_part(query.filters, kind) if related else query.filters
+        if matches is None and filtering and plain:
+            filters = bind_filters(plain, kind)
+            index = await store.orders.ensure_filtered(spec, filters, kind.properties, run)
+            if index is not None and related:
+                matches = await _walk(run, kind, index, names, query, rel)
+        if index is None and matches is None:
             index = await store.orders.ensure(spec, run, walked=filtering)
-            if filtering:   # broad: a walk in the executor, remembered
+            if related:   # it reads the related reads: a walk, for this request only
+                matches = await _walk(run, kind, index, names, query, rel)
+            elif filtering:   # broad: a walk in the executor, remembered
                 matches = await self.memo.get(self._filter_key(query, spec), lambda: run(
                     filtered_walk, kind, index, names, query))
         if matches is not None:
@@ -130,7 +150,17 @@ def sort_spec(query: Query, props: Mapping[str, Any]) -> tuple[tuple[str, bool],
     return tuple(spec)
 
 
-def filtered_walk(kind: Any, index: Any, names: tuple[str, ...], query: Query) -> list[Row]:
+async def _walk(run, kind, index, names, query, rel):
+    count = index.count(names)
+    if not count:
+        return []
+    if count >= OFF_LOOP_ROWS:
+        return await run(filtered_walk, kind, index, names, query, rel)
+    return filtered_walk(kind, index, names, query, rel)
+
+
+def filtered_walk(kind: Any, index: Any, names: tuple[str, ...], query: Query,
+                  rel: Any = None) -> list[Row]:
     """The rows of the namespaces (empty: all) that pass the query's filters, in the index's
     order: a walk of the index, no sort. Runs in the executor: each part of the index is
     copied with one ``list(...)`` call (no Python code runs meanwhile, so the event loop
@@ -140,4 +170,4 @@ def filtered_walk(kind: Any, index: Any, names: tuple[str, ...], query: Query) -
     else:
         parts = [list(index.by_namespace.get(ns, ())) for ns in dict.fromkeys(names)]
         rows = parts[0] if len(parts) == 1 else list(heapq.merge(*parts, key=index.key))
-    return filter_rows(rows, query.filters, kind.properties)
+    return filter_rows(rows, bind_filters(query.filters, kind, rel), kind.properties)

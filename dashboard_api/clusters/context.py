@@ -10,6 +10,9 @@ import asyncio
 import logging
 import time
 
+from dashboard_api.audit import entry as audit_entry
+from dashboard_api.audit.store import TERMINAL_ROUTE
+from dashboard_api.auth import persons as persons_mod
 from dashboard_api.cache import outage
 from dashboard_api.cache.watchcache import WatchCache
 from dashboard_api.clusters.probe import Probe
@@ -21,6 +24,7 @@ from dashboard_api.live.hub import Hub
 from dashboard_api.lists.pipeline import Pipeline
 from dashboard_api.metrics import lists as metric_lists
 from dashboard_api.metrics.sidecar import SidecarClient, read_token as read_sidecar_token
+from dashboard_api.serving.bearer import subject
 from dashboard_api.terminal import endpoint as terminal
 from dashboard_api.web.settingsstore import SettingsStore
 
@@ -32,26 +36,72 @@ class ClusterContext:
     discovery), ``default`` (served at the root too), ``settings``, ``sidecar`` (None when
     metrics are off), ``cache`` (None when off), ``source`` and ``pipeline`` (the list
     pipeline over the cache or the caller's own LISTs), ``terminals``, ``probe`` (version and
-    reachability, clusters/probe.py).
+    reachability, clusters/probe.py), ``auth_mode`` (``forward``: callers' tokens go to the
+    API server as they are; ``impersonate``: a person the gateway verified goes with the
+    cluster's own credentials and Impersonate-* headers naming them, auth/persons.py).
 
     The watch cache and the sidecar client start on first use (``use``); ``sleep`` lets them go
     after an idle time and the next use starts them afresh."""
 
     def __init__(self, name, api, options, secret, default=False, fingerprint="",
-                 clock=time.monotonic):
+                 clock=time.monotonic, auth_mode="forward"):
         self.name = name
         self.api = api
         self.options = options
         self.default = default
+        self.auth_mode = auth_mode
         self.fingerprint = fingerprint
         self.clock = clock
         self.settings = SettingsStore(api, options.namespace, options.settings_config_map_name)
-        self.terminals = terminal.make_sessions(api, secret, name)
+        self.terminals = terminal.make_sessions(api, secret, name,
+                                                impersonate=self.impersonates,
+                                                on_event=self._terminal_event)
+        # Where terminal sessions are recorded: the audit trail's record(entries), and who a
+        # token names (auth.persons.Persons); set by the registry (Clusters.attach_audit).
+        self.audit = None
+        self.persons = None
         self.probe = Probe(api)  # its version and reachability, for the list of clusters
         self.live = Hub(self)    # the browsers told when its lists change (live/)
         self.last_used = clock()
         self._starting = None   # the task starting the cache and sidecar, once used
         self._build()
+
+    def _terminal_event(self, event, ticket, client, facts):
+        """A terminal of this cluster started a shell or ended: its audit entry (who, pod,
+        container, how it went; never what was typed or shown)."""
+        if self.audit is not None:
+            asyncio.ensure_future(self._record_terminal(event, ticket, client, facts,
+                                                        time.time()))
+
+    async def _record_terminal(self, event, ticket, client, facts, now):
+        lines = dict(ticket.impersonation)
+        person = None
+        if ticket.via_gateway:   # the gateway verified this person when it issued the id
+            person = persons_mod.Person(lines.get("Impersonate-User", ""), (), None, 0)
+        elif self.persons is not None:
+            person = await self.persons.resolve_quietly(ticket.token)
+        started = event == "opened" or facts.get("started") is not None
+        status = 101 if started else 502
+        user, verified, source, details = audit_entry.who(
+            person, subject(ticket.token),
+            None if ticket.via_gateway else lines.get("Impersonate-User"), 200 if started
+            else 0)
+        details.update({"event": event, "container": ticket.container})
+        for name in ("shell", "code", "reason"):
+            if facts.get(name) is not None:
+                details[name] = facts[name]
+        if event == "closed" and facts.get("started") is not None:
+            details["shell"] = facts["started"]
+        reason = "" if started else "NoShell"
+        message = "" if started else str(facts.get("reason") or "")
+        self.audit([audit_entry.make(
+            now, self.name, user, verified, source, client, TERMINAL_ROUTE, "EXEC",
+            audit_entry.Target("pod", "", "pods", ticket.namespace, ticket.pod), status,
+            reason, message, facts.get("session", ""), details)])
+
+    @property
+    def impersonates(self):
+        return self.auth_mode == "impersonate"
 
     def _build(self):
         self.cache, self.source = make_source(self.options, self.api, self.settings)

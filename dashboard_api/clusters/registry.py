@@ -11,6 +11,7 @@ import logging
 
 from dashboard_api.clusters import sources
 from dashboard_api.clusters.context import ClusterContext
+from dashboard_api.clusters.usable import Usability
 from dashboard_api.kubeapi import config as cluster_config
 from dashboard_api.serving.paths import split_path
 
@@ -27,6 +28,10 @@ class Clusters:
         self.secret = secret
         self.by_name = {}
         self.default_name = None
+        self.auth_modes = {}   # name -> identity mode (--cluster-auth); others: forward
+        self.audit = None      # the audit trail's record(entries), and who tokens name:
+        self.persons = None    # given to every cluster (attach_audit), for its terminals
+        self.usability = Usability()   # which clusters a signed-in person can use
         self._tasks = []
 
     # --- building ----------------------------------------------------------------------------
@@ -34,6 +39,7 @@ class Clusters:
     def load(self):
         """Builds every configured cluster (at start-up). Raises cluster_config.ConfigError."""
         entries, default = sources.read(self.options)
+        self.auth_modes = sources.auth_modes(self.options, entries, default)
         for entry in entries:
             self.by_name[entry.name] = self._build(entry, entry.name == default)
         self.default_name = default
@@ -43,10 +49,24 @@ class Clusters:
         # is current when they are made, on Python 3.9).
         if config is None:
             config = sources.load(entry, self.options, default)
-        return ClusterContext(entry.name, self.make_api(config), self.options, self.secret,
-                              default=default, fingerprint=entry.fingerprint)
+        built = ClusterContext(entry.name, self.make_api(config), self.options, self.secret,
+                               default=default, fingerprint=entry.fingerprint,
+                               auth_mode=self.auth_modes.get(entry.name, sources.FORWARD))
+        built.audit, built.persons = self.audit, self.persons
+        return built
+
+    def attach_audit(self, record, persons):
+        """Terminal sessions of every cluster, now and later, are recorded with ``record``
+        (audit.trail.AuditTrail.record, or None), their people named by ``persons``."""
+        self.audit, self.persons = record, persons
+        for cluster in self:
+            cluster.audit, cluster.persons = record, persons
 
     # --- lookup --------------------------------------------------------------------------------
+
+    def impersonating(self):
+        """Whether any cluster is in ``impersonate`` mode."""
+        return sources.IMPERSONATE in self.auth_modes.values()
 
     @property
     def default(self):

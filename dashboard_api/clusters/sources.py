@@ -103,6 +103,31 @@ def read(options):
     return entries, default
 
 
+FORWARD, IMPERSONATE = "forward", "impersonate"
+AUTH_MODES = (FORWARD, IMPERSONATE)
+
+
+def auth_modes(options, entries, default):
+    """{cluster name: identity mode} from the ``--cluster-auth [NAME=]forward|impersonate``
+    flags (a bare mode is the default cluster's; a NAME is a context's name as kubectl spells
+    it, or its path name); clusters not named are ``forward``. Raises
+    cluster_config.ConfigError for a malformed flag, an unknown mode or a cluster not served:
+    a misspelt name would leave a cluster in another mode than meant."""
+    names = {e.name for e in entries}
+    modes = {}
+    for flag in getattr(options, "cluster_auth", None) or ():
+        name, sep, mode = flag.rpartition("=")
+        name = path_name(name) if sep else default
+        if mode not in AUTH_MODES:
+            raise cluster_config.ConfigError("--cluster-auth %s: the mode is forward or "
+                                             "impersonate" % flag[:200])
+        if name not in names:
+            raise cluster_config.ConfigError("--cluster-auth %s: no such cluster (%s)" % (
+                flag[:200], ", ".join(sorted(names))))
+        modes[name] = mode
+    return modes
+
+
 def in_pod():
     """Whether the process runs in a pod (the variables the in-cluster configuration reads)."""
     return bool(os.environ.get("KUBERNETES_SERVICE_HOST")

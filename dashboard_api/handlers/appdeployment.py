@@ -8,6 +8,8 @@ document failed, why, and which were created before it. The three validators are
 CSRF; ``validate/name`` needs a token (it reads with the caller's rights).
 """
 
+from dashboard_api.audit import targets as audit_targets
+from dashboard_api.audit.entry import Target
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.kubeapi.discovery import segment
 from dashboard_api.serving import bounded
@@ -31,9 +33,13 @@ class AppDeploymentHandler(BaseHandler):
         discovery = self.cluster.api.discovery
         deployments = await discovery.resolve(handle, "apps", "deployments", ("v1",))
         deployment["apiVersion"] = deployments.api_version
+        self.audit_targets = [Target("deployment", "apps", "deployments", namespace,
+                                     deployment["metadata"]["name"])]
         await handle.request("POST", deployments.path(namespace), body=deployment)
-        self.audit_objects = ["Deployment %s/%s" % (namespace, deployment["metadata"]["name"])]
+        created = ["Deployment %s/%s" % (namespace, deployment["metadata"]["name"])]
         if service is not None:
+            self.audit_targets.append(Target("service", "", "services", namespace,
+                                             service["metadata"]["name"]))
             try:
                 await handle.request("POST", "/api/v1/namespaces/%s/services" % namespace,
                                      body=service)
@@ -41,8 +47,7 @@ class AppDeploymentHandler(BaseHandler):
                 raise ApiError(exc.code, "deployment %s/%s was created, but its service was "
                                "not: %s" % (namespace, service["metadata"]["name"],
                                             exc.message), exc.reason,
-                               {"created": self.audit_objects})
-            self.audit_objects.append("Service %s/%s" % (namespace, service["metadata"]["name"]))
+                               {"created": created})
         self.write_json(spec, 201)
 
 
@@ -58,7 +63,8 @@ class FromFileHandler(BaseHandler):
             if isinstance(content, str) and len(content) > bounded.OFF_LOOP_BYTES \
             else appdeploy.documents(content)
         discovery = self.cluster.api.discovery
-        created = self.audit_objects = []
+        created = []
+        self.audit_targets = []
         for index, doc in docs:
             what = "document %d (%s)" % (index, appdeploy.describe(doc))
             try:
@@ -75,6 +81,8 @@ class FromFileHandler(BaseHandler):
                         target = (doc.get("metadata") or {}).get("namespace")
                     if not target:
                         raise bad_request("no namespace for a namespaced object")
+                self.audit_targets.append(audit_targets.of_resource(
+                    resource, target or "", str((doc.get("metadata") or {}).get("name") or "")))
                 made = await handle.request("POST", resource.path(target), body=doc)
             except ApiError as exc:
                 message = "%s failed: %s" % (what, exc.message)

@@ -2,15 +2,17 @@
 
 import logging
 import math
+import os
 import time
 
 import tornado.web
 import ujson
 
+from dashboard_api.audit import entry as audit_entry, targets as audit_targets
 from dashboard_api.cache.applied import own_writes
 from dashboard_api.kubeapi.client import is_impersonation_header
-from dashboard_api.serving import bounded, conditional, params
-from dashboard_api.serving.bearer import bearer_token
+from dashboard_api.serving import bounded, conditional, params, proxies, requestlog
+from dashboard_api.serving.bearer import bearer_token, subject
 from dashboard_api.serving.errors import REASONS, ApiError, bad_request, unauthorized
 from dashboard_api.web import webui
 
@@ -44,7 +46,18 @@ class BaseHandler(tornado.web.RequestHandler):
         path is refused here."""
         return "%s/%s" % (self.cluster.name, action)
 
+    _request_id = None
+
+    @property
+    def request_id(self):
+        """A random id of this request: answered as ``X-Request-Id``, kept in its audit
+        entries, so that a person can name the request they made."""
+        if self._request_id is None:
+            self._request_id = os.urandom(8).hex()
+        return self._request_id
+
     def set_default_headers(self):
+        self.set_header("X-Request-Id", self.request_id)
         self.set_header("Content-Type", JSON)
         self.set_header("Cache-Control", "no-store")
         self.set_header("X-Content-Type-Options", "nosniff")
@@ -58,15 +71,60 @@ class BaseHandler(tornado.web.RequestHandler):
             raise unauthorized()
         return token
 
+    # The person of a request to a cluster in impersonate mode, verified by the gateway from
+    # their ID token (auth/persons.py; set by prepare); None otherwise.
+    person = None
+
+    def client_impersonation(self):
+        """The client's own Impersonate-* header lines. Impersonate-Group and
+        Impersonate-Extra-* may repeat: each line stays a line of its own, since the API
+        server reads "a,b" in one line as one group "a,b"."""
+        return tuple((name, value) for name, value in self.request.headers.get_all()
+                     if is_impersonation_header(name))
+
+    async def identify(self):
+        """On a cluster in impersonate mode: a client's own Impersonate-* headers are refused
+        (with the gateway's credentials they would borrow its right to impersonate), and an
+        ID token of the configured provider is verified here, the person named from it (a
+        401 when it fails a check). Any other token is forwarded as it is."""
+        cluster = getattr(self.request, "cluster", None)
+        if cluster is None or not cluster.impersonates:
+            return
+        if self.client_impersonation():
+            raise ApiError(403, "Impersonate-* headers are refused on cluster %s: the gateway "
+                                "names the signed-in person itself there" % cluster.name,
+                           "Forbidden")
+        route = self.route
+        if route is not None and not route.needs_token(self.request.method.lower()):
+            return  # sign-in, CSRF tokens, pages: no call made with the caller's identity
+        token = bearer_token(self.request.headers.get("Authorization"))
+        if token is not None and self.ctx.persons is not None:
+            self.person = await self.ctx.persons.resolve(token)
+
+    async def _audit_identify(self):
+        """For an audited write on a cluster in forward mode: the person of an ID token of
+        the provider, verified (remembered per token: auth/persons.py), so that the audit
+        trail names them as verified. Never a refusal: the API server judges the token."""
+        if self.person is not None or self.ctx.persons is None \
+                or not requestlog.audited(self):
+            return
+        token = bearer_token(self.request.headers.get("Authorization"))
+        if token is not None:
+            self.audit_person = await self.ctx.persons.resolve_quietly(token)
+
+    def handle_for(self, token, person=None):
+        """A handle of this cluster for ``token``: with a verified ``person`` (impersonate
+        mode), the cluster's own credentials naming them; else the token as it is, with the
+        client's Impersonate-* headers (the API server judges both)."""
+        if person is not None:
+            return self.cluster.api.impersonating(person.impersonation(), token)
+        return self.cluster.api.handle(token, self.client_impersonation())
+
     def caller(self):
-        """A cluster handle carrying the caller's token and impersonation headers; its writes
-        answer once the watch cache shows them (cache/applied.py)."""
-        # Impersonate-Group and Impersonate-Extra-* may repeat: each line is forwarded as a
-        # line of its own, since the API server reads "a,b" in one line as one group "a,b".
-        impersonation = tuple((name, value) for name, value in self.request.headers.get_all()
-                              if is_impersonation_header(name))
-        return own_writes(self.cluster.api.handle(self.token(), impersonation),
-                          self.cluster.cache, self, self.ctx.options.read_your_writes_timeout)
+        """A cluster handle for the caller (handle_for); its writes answer once the watch
+        cache shows them (cache/applied.py)."""
+        return own_writes(self.handle_for(self.token(), self.person), self.cluster.cache, self,
+                          self.ctx.options.read_your_writes_timeout)
 
     def reads(self):
         """The request's lists.fetch.Fetch (401 without a token); the list slots it holds are
@@ -89,6 +147,8 @@ class BaseHandler(tornado.web.RequestHandler):
         # Bodies over --max-body-size never get here: dashboard_api/serving/bodylimit.py answers 413
         # as soon as the headers (or too many chunks) are in.
         params.check_query(self.request.query_arguments)
+        await self.identify()
+        await self._audit_identify()
         route = self.route
         if self.request.method != "POST" or route is None or "post" not in route.methods():
             await self._decode_large_body()
@@ -200,6 +260,10 @@ class BaseHandler(tornado.web.RequestHandler):
         else:
             error = ApiError(status_code, "Internal error" if status_code >= 500
                              else REASONS.get(status_code, self._reason))
+        # What the audit entry says of it, not the exception itself: its traceback holds the
+        # frames of the request (its decoded body among them) in a cycle with this handler,
+        # freed only by a full collection, which the frozen cache makes rare.
+        self.audit_error = (error.reason, error.message)
         if error.code == 401:
             self.set_header("WWW-Authenticate", 'Bearer realm="dashboard"')
         if error.code == 405 and self.route is not None:
@@ -229,6 +293,42 @@ class BaseHandler(tornado.web.RequestHandler):
         log.error("unexpected error in %s %s", self.request.method,
                   self.route.template if self.route else self.request.path,
                   exc_info=(typ, value, tb))
+
+    # --- the audit trail -------------------------------------------------------------------
+
+    audit_person = None    # the verified person of a write in forward mode (_audit_identify)
+    audit_error = None     # (reason, message) of the ApiError answered, if any (write_error)
+    audit_targets = None   # [audit.entry.Target]: set by handlers that learn their objects
+
+    @property
+    def audit_sink(self):
+        """Where this request's audit entries go (the trail of --audit-db), or None."""
+        trail = getattr(self.ctx, "audit", None)
+        return trail.record if trail is not None else None
+
+    def audit_entries(self):
+        """The audit entries of this finished write (serving/requestlog.py calls it): one per
+        object it names (audit/entry.py)."""
+        request, route = self.request, self.route
+        error = self.audit_error
+        status = self.get_status()
+        reason, message = error if error is not None and status >= 400 else ("", "")
+        token = bearer_token(request.headers.get("Authorization"))
+        user, verified, source, details = audit_entry.who(
+            self.person or self.audit_person, subject(token) if token else None,
+            (request.headers.get("Impersonate-User") or "").strip() or None, status, message)
+        options = self.ctx.options
+        targets = self.audit_targets or [audit_targets.from_route(
+            route.template, self.path_kwargs or {}, options.namespace,
+            options.settings_config_map_name)]
+        client = proxies.of(options).client(request.headers, request.remote_ip)
+        cluster = getattr(request, "cluster", None)
+        now = time.time()
+        return [audit_entry.make(now, cluster.name if cluster is not None else "", user,
+                                 verified, source, client, route.operation(
+                                     request.method.lower()), request.method, target, status,
+                                 reason, message, self.request_id, details)
+                for target in targets]
 
     def on_finish(self):
         self._close_fetches()

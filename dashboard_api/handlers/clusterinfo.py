@@ -10,7 +10,10 @@ in the token-free ``/config``. The caller's token is checked the way sign-in che
 The list of clusters checks the token the same way, with the cluster of the request's path
 only: a token is never sent to another cluster. What it shows of the others (version,
 reachability) comes from their background probes (clusters/probe.py), so a hung cluster never
-makes the list wait.
+makes the list wait. ``usable`` says whether the caller can use each cluster: for a person
+signed in with the provider (whose ID token, the gateway's session, is meant for every
+cluster), as each cluster answers within a few seconds (clusters/usable.py); for any other
+token, ``true`` for the request's own cluster and ``null`` for the others.
 """
 
 import urllib.parse
@@ -43,6 +46,7 @@ class ClustersHandler(BaseHandler):
     async def get(self):
         version = await self.caller().request("GET", "/version")
         self.cluster.probe.answered(version)
+        usable = await self.usable()
         out = []
         for cluster in self.ctx.clusters:   # not marked used: their caches stay as they are
             cluster.probe.refresh()
@@ -52,8 +56,19 @@ class ClustersHandler(BaseHandler):
                         "reachable": cluster.probe.reachable,
                         "cache": cluster.cache_state(),
                         "default": cluster.default,
-                        "path": base_path(cluster.name)})
+                        "path": base_path(cluster.name),
+                        "authMode": cluster.auth_mode,
+                        "usable": usable.get(cluster.name)})
         self.write_json({"clusters": out})
+
+    async def usable(self):
+        """{cluster name: whether the caller can use it} (see the module doc)."""
+        persons = self.ctx.persons
+        person = self.person or (await persons.resolve_quietly(self.token())
+                                 if persons is not None else None)
+        if person is None:
+            return {self.cluster.name: True}
+        return await self.ctx.clusters.usability.of(self.ctx.clusters, self.token(), person)
 
 
 ROUTES = [

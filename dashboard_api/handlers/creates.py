@@ -8,6 +8,7 @@ is the secret list item built from the request, as upstream.
 import base64
 import binascii
 
+from dashboard_api.audit.entry import Target
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.serving.errors import bad_request
 from dashboard_api.serving.routes import COMMAND_BODY, Route
@@ -27,7 +28,7 @@ class NamespaceCreateHandler(BaseHandler):
     async def post(self):
         handle = self.caller()
         name = names.dns_label("name", object_body(self).get("name"))
-        self.audit_objects = ["Namespace " + name]
+        self.audit_targets = [Target("namespace", "", "namespaces", "", name)]
         await handle.request("POST", "/api/v1/namespaces", body={
             "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         self.write_json({"name": name}, 201)
@@ -39,7 +40,7 @@ class SecretCreateHandler(BaseHandler):
         body = object_body(self)
         name = names.dns_subdomain("name", body.get("name"))
         namespace = names.dns_label("namespace", body.get("namespace"))
-        self.audit_objects = ["Secret %s/%s" % (namespace, name)]
+        self.audit_targets = [Target("secret", "", "secrets", namespace, name)]
         data = body.get("data")
         if not isinstance(data, str) or not data:
             raise bad_request("data (the base64 of a .dockercfg file) is required")

@@ -21,7 +21,7 @@ import ujson
 
 from dashboard_api.kubeapi.client import is_impersonation_header
 from dashboard_api.live.channel import AUTH_WAIT, UNAUTHORIZED, Channel
-from dashboard_api.serving.errors import REASONS
+from dashboard_api.serving.errors import REASONS, ApiError
 from dashboard_api.serving.routes import Route
 
 MAX_MESSAGE = 4096
@@ -72,12 +72,29 @@ class LiveHandler(tornado.websocket.WebSocketHandler):
                                  "message": REASONS.get(status_code, "Internal error")}))
 
     def open(self, *args, **kwargs):
-        impersonation = tuple((name, value) for name, value in self.request.headers.get_all()
-                              if is_impersonation_header(name))
         self.channel = Channel(self.request.cluster.live, self._send, self._close,
-                               impersonation)
+                               self._handle_for)
         self._auth_timer = tornado.ioloop.IOLoop.current().call_later(
             AUTH_WAIT, self._auth_overdue)
+
+    async def _handle_for(self, token):
+        """The cluster handle of ``token``, as a request's (handlers/base.py): on a cluster
+        in impersonate mode the person of a verified ID token named with the cluster's own
+        credentials, and a client's own Impersonate-* headers refused; elsewhere the token as
+        it is, with those headers (the API server judges both)."""
+        cluster = self.request.cluster
+        impersonation = tuple((name, value) for name, value in self.request.headers.get_all()
+                              if is_impersonation_header(name))
+        if getattr(cluster, "impersonates", False):
+            if impersonation:
+                raise ApiError(403, "Impersonate-* headers are refused on cluster %s: the "
+                                    "gateway names the signed-in person itself there"
+                               % cluster.name, "Forbidden")
+            persons = getattr(self.application.ctx, "persons", None)
+            person = await persons.resolve(token) if persons is not None else None
+            if person is not None:
+                return cluster.api.impersonating(person.impersonation(), token)
+        return cluster.api.handle(token, impersonation)
 
     async def on_message(self, message):
         await self.channel.receive(message)

@@ -9,15 +9,25 @@ reached over HTTPS. /oidc/session.js, which the gateway adds to the UI's index p
 the ID token before it expires and sends the person to sign in again when the provider no
 longer allows it. Nothing here ever puts a token into a URL or a log line.
 
-With several clusters (issue #28) a sign-in is for the web UI of one cluster: the one of the
-path it starts from (``/clusters/{name}/oidc/login``; at the root, the default cluster's). Its
-``token`` cookie gets that UI's path (Path=/clusters/{name}, as the UI's own cookie there), the
-refresh cookie Path=/clusters/{name}/oidc/, so neither is ever sent to another cluster's page;
-the callback stays the one configured redirect URL and learns the cluster from the sealed
-flow cookie (auth/oidc/flow.py); the return path stays within the cluster's path.
+With several clusters (issue #28) a sign-in starts from the web UI of one cluster: the one of
+the path it starts from (``/clusters/{name}/oidc/login``; at the root, the default cluster's).
+Its ``token`` cookie gets that UI's path (Path=/clusters/{name}, as the UI's own cookie there);
+the callback stays the one configured redirect URL and learns the cluster from the sealed flow
+cookie (auth/oidc/flow.py); the return path stays within the cluster's path.
+
+One sign-in serves every cluster (issue #39): the refresh token and the current ID token are
+sealed into HttpOnly cookies of the whole gateway (Path=/: ``dashboard_oidc_refresh``,
+SameSite=Strict; ``dashboard_oidc_session``, SameSite=Lax, auth/oidc/sessioncookie.py), so that
+any other cluster's ``/oidc/refresh`` (which its UI's index page goes through when it has no
+``token``, and which the session script and the home page ask) sets that cluster's ``token``
+cookie from the session, without a trip to the provider while the ID token has life left, and
+with the refresh token after. A token of another kind (pasted, or a kubeconfig's) stays in its
+own UI's cookie and never reaches another cluster. Signing out at any path ends the session
+everywhere: every UI's ``token`` cookie and both shared cookies are dropped.
 """
 
 import html
+import http.cookies
 import logging
 import time
 import urllib.parse
@@ -26,13 +36,13 @@ import ujson
 
 from dashboard_api.auth.oidc.flow import FlowError, safe_return
 from dashboard_api.auth.oidc.http import ProviderError
-from dashboard_api.auth.oidc.relyingparty import SignInError, oauth_error
+from dashboard_api.auth.oidc.relyingparty import SignInError, Tokens, oauth_error
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.serving.errors import not_found, unauthorized
 from dashboard_api.serving.routes import Route
-from dashboard_api.web.pages import (FLOW_COOKIE, OIDC_PREFIX, REFRESH_COOKIE, SESSION_SCRIPT,
-                                     TOKEN_COOKIE, cookie_path, refresh_path, ui_base,
-                                     with_session_script)
+from dashboard_api.web.pages import (FLOW_COOKIE, OIDC_PREFIX, REFRESH_COOKIE, SESSION_COOKIE,
+                                     SESSION_SCRIPT, SHARED_PATH, TOKEN_COOKIE, cookie_path,
+                                     refresh_path, ui_base, ui_bases, with_session_script)
 
 log = logging.getLogger("dashboard_api.oidc")
 
@@ -49,18 +59,33 @@ a{margin-right:1.5em}</style></head>
 """
 
 
-def set_refresh_cookie(handler, signin, tokens, issued=None, base=None):
-    """The refresh token of ``tokens`` sealed into the HttpOnly cookie of the web UI at
-    ``base`` (default: the request's, picker.ui_base), dropped when there is none; Secure
-    when the gateway is reached over HTTPS (its redirect URL says)."""
+def set_shared_session(handler, signin, tokens, issued=None):
+    """The sign-in's cookies of the whole gateway: the refresh token of ``tokens`` sealed into
+    the HttpOnly refresh cookie (dropped when there is none), the ID token into the HttpOnly
+    session cookie (dropped when too long for one); Secure when the gateway is reached over
+    HTTPS (its redirect URL says)."""
     secure = signin.settings.redirect_url.startswith("https://")
-    path = refresh_path(base or ui_base(handler))
     if not tokens.refresh_token:
-        handler.clear_cookie(REFRESH_COOKIE, path=path, secure=secure, samesite="Strict")
+        handler.clear_cookie(REFRESH_COOKIE, path=SHARED_PATH, secure=secure, samesite="Strict")
+    else:
+        value = signin.refresh.seal(tokens.refresh_token, tokens.claims["sub"], issued)
+        handler.set_cookie(REFRESH_COOKIE, value, path=SHARED_PATH,
+                           max_age=signin.refresh.max_age, httponly=True, secure=secure,
+                           samesite="Strict")
+    sealed = signin.sessions.seal(tokens.id_token) if signin.sessions is not None else None
+    if sealed is None:
+        handler.clear_cookie(SESSION_COOKIE, path=SHARED_PATH, secure=secure, samesite="Lax")
         return
-    value = signin.refresh.seal(tokens.refresh_token, tokens.claims["sub"], issued)
-    handler.set_cookie(REFRESH_COOKIE, value, path=path, max_age=signin.refresh.max_age,
-                       httponly=True, secure=secure, samesite="Strict")
+    handler.set_cookie(SESSION_COOKIE, sealed, path=SHARED_PATH,
+                       max_age=max(1, int(tokens.expires - time.time())), httponly=True,
+                       secure=secure, samesite="Lax")
+
+
+def margin(claims):
+    """How long before its expiry an ID token is renewed: a quarter of its lifetime, at most
+    a minute (as the session script counts)."""
+    lifetime = claims["exp"] - claims.get("iat", claims["exp"])
+    return min(60.0, max(2.0, lifetime / 4.0))
 
 
 class OidcHandler(BaseHandler):
@@ -104,28 +129,69 @@ class OidcHandler(BaseHandler):
         self.set_header("Referrer-Policy", "no-referrer")
         self.redirect(location, status=303)
 
-    def set_session(self, tokens, issued=None, base=None):
-        """The ID token into the UI's cookie (readable by the UI: it sends it as the Bearer),
-        the refresh token sealed into the HttpOnly one; both for the web UI at ``base``
-        (default: this request's)."""
-        base = base or self.base
+    def set_token(self, tokens, base=None):
+        """The ID token into the ``token`` cookie of the web UI at ``base`` (default: this
+        request's), readable by the UI: it sends it as the Bearer."""
         lifetime = max(1, int(tokens.expires - time.time()))
-        self.set_cookie(TOKEN_COOKIE, tokens.id_token, path=cookie_path(base),
+        self.set_cookie(TOKEN_COOKIE, tokens.id_token, path=cookie_path(base or self.base),
                         max_age=lifetime, secure=self.secure, samesite="Lax")
-        set_refresh_cookie(self, self.signin, tokens, issued, base)
 
-    def clear_refresh(self):
-        self.clear_cookie(REFRESH_COOKIE, path=refresh_path(self.base), secure=self.secure,
-                          samesite="Strict")
+    def set_session(self, tokens, issued=None, base=None):
+        """The ID token into the UI's cookie at ``base`` (default: this request's), and the
+        sign-in's cookies of the whole gateway (set_shared_session)."""
+        self.set_token(tokens, base)
+        set_shared_session(self, self.signin, tokens, issued)
+
+    def clear_shared(self):
+        for name, samesite in ((REFRESH_COOKIE, "Strict"), (SESSION_COOKIE, "Lax")):
+            self.clear_cookie(name, path=SHARED_PATH, secure=self.secure, samesite=samesite)
+
+    def expire(self, name, path, samesite):
+        """A Set-Cookie line dropping cookie ``name`` of ``path``: one answer may drop a
+        cookie of one name at several paths (Tornado's clear_cookie keeps one per name)."""
+        morsel = http.cookies.Morsel()
+        morsel.set(name, "", "")
+        morsel.update({"path": path, "expires": "Thu, 01 Jan 1970 00:00:00 GMT",
+                       "max-age": 0, "samesite": samesite, "secure": self.secure})
+        self.add_header("Set-Cookie", morsel.OutputString())
 
     def clear_session(self):
-        self.clear_cookie(TOKEN_COOKIE, path=cookie_path(self.base), secure=self.secure,
-                          samesite="Lax")
-        self.clear_refresh()
+        """Signed out everywhere: every web UI's ``token`` cookie, the shared cookies, and
+        the refresh cookies older releases kept per UI."""
+        for base in ui_bases(self.ctx):
+            self.expire(TOKEN_COOKIE, cookie_path(base), "Lax")
+            if base != "/":
+                self.expire(REFRESH_COOKIE, refresh_path(base), "Strict")
+        self.expire(REFRESH_COOKIE, refresh_path("/"), "Strict")
+        self.clear_shared()
+
+    async def from_session(self):
+        """The session's current ID token when it is ours, valid, of the person of the
+        refresh cookie (when there is one) and not about to expire; else None."""
+        sealed = self.signin.sessions.open(self.get_cookie(SESSION_COOKIE)) \
+            if self.signin.sessions is not None else None
+        if sealed is None:
+            return None
+        try:
+            claims = await self.signin.rp.verify(sealed)
+        except SignInError:
+            return None
+        opened = self.signin.refresh.open(self.get_cookie(REFRESH_COOKIE))
+        if opened is not None and opened[1] != claims["sub"]:
+            return None
+        if claims["exp"] - time.time() <= margin(claims):
+            return None
+        return Tokens(sealed, None, claims)
 
     async def refreshed(self):
-        """Fresh tokens set as cookies; SignInError when there is no session to refresh or
-        the provider refuses (the refresh cookie is then dropped)."""
+        """Fresh tokens set as cookies: the session's ID token while it has life left (no
+        call to the provider), else new ones for the refresh token. SignInError when there
+        is no session to refresh or the provider refuses (the shared cookies are then
+        dropped)."""
+        current = await self.from_session()
+        if current is not None:
+            self.set_token(current)
+            return current
         opened = self.signin.refresh.open(self.get_cookie(REFRESH_COOKIE))
         if opened is None:
             raise SignInError("no session to refresh")
@@ -133,7 +199,7 @@ class OidcHandler(BaseHandler):
         try:
             tokens = await self.signin.rp.refresh(refresh_token, subject)
         except SignInError:
-            self.clear_refresh()
+            self.clear_shared()
             raise
         self.set_session(tokens, issued)
         return tokens
@@ -203,7 +269,8 @@ class LogoutHandler(OidcHandler):
         """Ends the session here (both cookies), then at the provider when it offers
         RP-initiated logout; the provider sends the browser back here, to the signed-out
         page."""
-        had_session = self.get_cookie(TOKEN_COOKIE) or self.get_cookie(REFRESH_COOKIE)
+        had_session = self.get_cookie(TOKEN_COOKIE) or self.get_cookie(REFRESH_COOKIE) \
+            or self.get_cookie(SESSION_COOKIE)
         self.clear_session()
         if had_session:
             url = await self.signin.rp.logout_url(self.origin() + "/oidc/logout")

@@ -8,6 +8,7 @@ edited it: it is created when missing, else the difference against the live obje
 204 with no body. Like every write, they run with the caller's token only.
 """
 
+from dashboard_api.audit import targets as audit_targets
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.serving.errors import ApiError, bad_request, from_apiserver
 from dashboard_api.serving.routes import Route
@@ -49,6 +50,7 @@ class RawHandler(BaseHandler):
     async def target(self, kind, namespace, name):
         handle = self.caller()
         resource = await targets.resolve(self.cluster.api, handle, kind)
+        self.audit_targets = [audit_targets.of_resource(resource, namespace, name)]
         targets.check_scope(resource, namespace, kind)
         return handle, resource, resource.path(namespace, name)
 

@@ -7,6 +7,7 @@ upstream) and answers the counts of the updated Scale. It is a merge patch of
 ``spec.replicas``, so it cannot conflict with a concurrent change of other fields.
 """
 
+from dashboard_api.audit import targets as audit_targets
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.serving import params
 from dashboard_api.serving.errors import bad_request
@@ -25,6 +26,7 @@ class ScaleHandler(BaseHandler):
     async def target(self, kind, namespace, name):
         handle = self.caller()
         resource = await targets.resolve(self.cluster.api, handle, kind)
+        self.audit_targets = [audit_targets.of_resource(resource, namespace, name)]
         if "scale" not in resource.subresources:
             raise bad_request("%s has no scale subresource" % kind)
         targets.check_scope(resource, namespace, kind)

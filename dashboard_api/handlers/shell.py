@@ -60,7 +60,7 @@ class ShellHandler(BaseHandler):
         if container not in container_names(obj):
             raise not_found('container "%s" not found in pod "%s"' % (container, pod))
         session_id = sessions.issue(namespace, pod, container, shell, self.token(),
-                                    handle.impersonation)
+                                    handle.impersonation, via_gateway=handle.service)
         self.write_json({"id": session_id})
 
 

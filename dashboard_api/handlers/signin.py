@@ -14,11 +14,9 @@ from dashboard_api.serving import bounded
 from dashboard_api.auth.identity import service_account_name
 from dashboard_api.auth.kubeconfig import KubeconfigError, credential_from_kubeconfig
 from dashboard_api.auth.oidc import kubeconfig as oidc_kubeconfig
-from dashboard_api.auth.oidc.idtoken import Parsed, TokenError
-from dashboard_api.auth.oidc.relyingparty import SignInError
-from dashboard_api.serving.errors import ApiError, bad_request, unauthorized
+from dashboard_api.serving.errors import bad_request, unauthorized
 from dashboard_api.handlers.base import BaseHandler
-from dashboard_api.handlers.oidc import set_refresh_cookie
+from dashboard_api.handlers.oidc import set_shared_session
 from dashboard_api.serving.routes import Route
 
 # Printable ASCII without spaces: anything else cannot travel in an HTTP header.
@@ -56,36 +54,39 @@ class LoginHandler(BaseHandler):
             raise unauthorized()
         if not _TOKEN.match(token):
             raise unauthorized()
-        await self.cluster.api.handle(token).request("GET", "/version")
+        # On a cluster in impersonate mode an ID token of the provider is verified here and
+        # the person named with the cluster's credentials (auth/persons.py); else the API
+        # server checks the token itself.
+        person = await self.ctx.persons.resolve(token) \
+            if self.cluster.impersonates and self.ctx.persons is not None else None
+        await self.handle_for(token, person).request("GET", "/version")
         if tokens is not None and own_client:
             # Refreshed from now on as a browser sign-in is (handlers/oidc.py).
-            set_refresh_cookie(self, self.ctx.oidc, tokens)
+            set_shared_session(self, self.ctx.oidc, tokens)
         self.write_json({"token": token})
 
 
 class MeHandler(BaseHandler):
     async def get(self):
         await self.caller().request("GET", "/version")
-        name = self.request.headers.get("Impersonate-User") or \
-            service_account_name(self.token()) or await self._oidc_name()
+        if self.person is not None:   # impersonate mode: as the cluster is told the name
+            name = self.person.name
+        else:
+            name = self.request.headers.get("Impersonate-User") or \
+                service_account_name(self.token()) or await self._oidc_name()
         self.write_json({"name": name, "authenticated": True} if name
                         else {"authenticated": True})
 
     async def _oidc_name(self):
         """The user name of an ID token of the configured provider (verified, as the API
-        server names the user), or None."""
-        signin = self.ctx.oidc
-        if signin is None:
+        server names the user: its --oidc-username-claim and prefix), or None. Only a token
+        naming our provider is checked: /me never waits on the provider for tokens of
+        others."""
+        persons = self.ctx.persons
+        if persons is None:
             return None
-        try:
-            # Only a token naming our provider is checked: /me never waits on the provider
-            # for tokens of others.
-            if Parsed(self.token()).claims.get("iss") != signin.settings.issuer:
-                return None
-            claims = await signin.rp.verify(self.token())
-        except (TokenError, SignInError, ApiError):
-            return None
-        return signin.rp.username(claims)
+        person = await persons.resolve_quietly(self.token())
+        return person.name if person is not None else None
 
 
 ROUTES = [

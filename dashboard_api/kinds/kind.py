@@ -57,6 +57,9 @@ Fields (keyword arguments; only ``name``, ``plural`` and ``item`` are required):
                   item without related data); the cache computes sort/filter keys from it
     properties    query/properties.py properties (default: name, creationTimestamp, namespace)
     filterable    False for event lists (sort and page only)
+    search        query.search.Facets: what a search matches beyond names, namespaces and
+                  labels: the status the list shows (default: its ``status`` property, if
+                  any), the container images, the node (query/search.py)
     keep          pure ``keep(obj) -> bool`` or None: objects it rejects are never listed
     one_by_one    True for namespaces: "all" for a caller who may not list them is the ones
                   they may get, read one by one (other cluster kinds: the API server's 403;
@@ -81,6 +84,7 @@ Custom resources: ``Kind.of_crd(crd, resource)`` builds the spec of a CRD's obje
 from dashboard_api.kinds.decoding import decoder as projection_decoder
 from dashboard_api.kinds.projection import WHOLE, compile as compile_projection
 from dashboard_api.query import properties
+from dashboard_api.query.search import Facets
 from dashboard_api.summaries.related import EMPTY as _EMPTY
 
 OPT_IN = "opt-in"   # Kind.cached: only when --watch-cache-opt-in names the kind
@@ -97,7 +101,7 @@ class Kind:
                  properties=properties.COMMON, filterable=True, keep=None, page_needs=None,
                  finish=None, one_by_one=False, metrics=None, detail=None, detail_needs=None,
                  embeds=(), sublists=(), item_fields=None, detail_fields=None, status_split=None,
-                 status_counted=None):
+                 status_counted=None, search=None):
         self.name = name
         self.group = group
         self.plural = plural
@@ -118,6 +122,7 @@ class Kind:
         self.key_item = key_item or (lambda obj: item(obj, _EMPTY))
         self.properties = properties
         self.filterable = filterable
+        self.search = search if search is not None else Facets.of_properties(properties)
         self.keep = keep
         self.page_needs = page_needs
         self.finish = finish

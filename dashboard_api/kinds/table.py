@@ -11,6 +11,7 @@ handlers/customresources.py).
 from dashboard_api.kinds import joins, members
 from dashboard_api.kinds.kind import OPT_IN, Kind
 from dashboard_api.kinds.projection import Digest, Each, but, only
+from dashboard_api.query.search import Facets, of_object, of_related
 from dashboard_api.summaries import (admission, autoscaling, cluster, config, coordination, crds,
                                      cronjobs, csi, endpointslices, events, networking, pods,
                                      policy, quotas, rbac, scheduling, services, storage)
@@ -102,6 +103,17 @@ _CSI = {"attachRequired": "boolean", "podInfoOnMount": "boolean",
         "volumeLifecycleModes": "array", "storageCapacity": "boolean", "fsGroupPolicy": "string"}
 _WEBHOOKS = {"webhooks": "array"}
 
+# --- what a search matches beyond names, namespaces and labels (query/search.py) -------------
+# The status each list shows of an object: a pod's status column, a workload's bucket in its
+# list status block (from its pods and their events: read from the list's related reads), a
+# job's jobStatus, a node's Ready condition; and the images and node of pods and workloads.
+
+_POD_SEARCH = Facets.of_properties(pods.PROPERTIES, images=pods.images, node=pods.node_name)
+_OWNER_SEARCH = Facets(status=of_related(workload_status.owned_status_text), status_reads=True,
+                       buckets=workload_status.owned_status_buckets,
+                       images=workloads.template_images)
+
+
 def _owned_status(kind):
     """Workloads owning their pods: list status counters kept per event, the kind's own
     count by namespace (workloads.owned_status_counted)."""
@@ -117,7 +129,8 @@ TABLE = [
                   "running_job": joins.running_job},
          list_needs=("events",), list_status=pods.list_status, status_facts=pods.status_facts,
          status_split=pods.status_split, status_counted=pods.status_counted,
-         key_item=pods.key_item, properties=pods.PROPERTIES, metrics=members.POD,
+         key_item=pods.key_item, properties=pods.PROPERTIES, search=_POD_SEARCH,
+         metrics=members.POD,
          detail=pods.detail, detail_needs=pods.detail_needs, embeds=pods.EMBEDS,
          sublists=(pods.CONTAINERS, _EVENTS, pods.CLAIMS),
          item_fields={"status": "string", "restartCount": "integer", "metrics": None,
@@ -136,6 +149,9 @@ TABLE = [
          list_status=workload_status.deployment_list_status,
          status_facts=workload_status.status_facts, status_split=workload_status.status_split,
          status_counted=workload_status.deployment_status_counted,
+         search=Facets(status=of_related(workload_status.deployment_status_text),
+                       status_reads=True, buckets=workload_status.deployment_status_buckets,
+                       images=workloads.template_images),
          metrics=members.DEPLOYMENT_PODS, detail=workload_details.deployment_detail,
          detail_needs=workload_details.deployment_detail_needs,
          sublists=(_EVENTS, workload_details.OLD_REPLICA_SETS, workload_details.NEW_REPLICA_SET),
@@ -146,7 +162,7 @@ TABLE = [
     Kind("replicaset", group="apps", plural="replicasets", list_key="replicaSets",
          item=workloads.replicaset, projection=REPLICA_SET, indexes=joins.CONTROLLED,
          list_needs=("pods", "events"), list_status=workload_status.list_status,
-         **_owned_status("replicaset"), metrics=members.OWNED_PODS,
+         **_owned_status("replicaset"), search=_OWNER_SEARCH, metrics=members.OWNED_PODS,
          detail=workload_details.replicaset_detail,
          detail_needs=workload_details.replicaset_detail_needs,
          sublists=(workload_details.OWNED_PODS, workload_details.SERVICES, _EVENTS),
@@ -157,6 +173,7 @@ TABLE = [
          list_key="replicationControllers", item=workloads.replicationcontroller,
          projection=TEMPLATED, list_needs=("pods", "events"),
          list_status=workload_status.list_status, **_owned_status("replicationcontroller"),
+         search=_OWNER_SEARCH,
          metrics=members.OWNED_PODS, detail=workload_details.replicationcontroller_detail,
          detail_needs=workload_details.owned_pods_needs,
          sublists=(workload_details.OWNED_PODS, workload_details.SERVICES, _EVENTS),
@@ -164,6 +181,7 @@ TABLE = [
     Kind("daemonset", group="apps", plural="daemonsets", list_key="daemonSets",
          item=workloads.daemonset, projection=TEMPLATED, list_needs=("pods", "events"),
          list_status=workload_status.list_status, **_owned_status("daemonset"),
+         search=_OWNER_SEARCH,
          metrics=members.OWNED_PODS,
          detail=workload_details.daemonset_detail,
          detail_needs=workload_details.owned_pods_needs,
@@ -172,6 +190,7 @@ TABLE = [
     Kind("statefulset", group="apps", plural="statefulsets", list_key="statefulSets",
          item=workloads.statefulset, projection=TEMPLATED, list_needs=("pods", "events"),
          list_status=workload_status.list_status, **_owned_status("statefulset"),
+         search=_OWNER_SEARCH,
          metrics=members.OWNED_PODS,
          detail=workload_details.statefulset_detail,
          detail_needs=workload_details.owned_pods_needs,
@@ -183,6 +202,8 @@ TABLE = [
          status_facts=workload_status.job_status_facts,
          status_split=workload_status.job_status_split,
          status_counted=workload_status.job_status_counted,
+         search=Facets(status=of_object(workload_status.job_status_text),
+                       images=workloads.template_images),
          metrics=members.OWNED_PODS,
          detail=workload_details.job_detail, detail_needs=workload_details.job_pods_needs,
          sublists=(workload_details.JOB_PODS, _EVENTS),
@@ -191,17 +212,19 @@ TABLE = [
                             completions="integer")),
     Kind("cronjob", group="batch", plural="cronjobs", versions=("v1", "v1beta1"),
          item=cronjobs.item, projection=CRONJOB, list_status=cronjobs.list_status,
+         search=Facets(status=of_object(cronjobs.status_text), images=cronjobs.images),
          detail=cronjobs.detail, sublists=(cronjobs.JOBS, _EVENTS), item_fields=_CRONJOB,
          detail_fields=dict(_CRONJOB, concurrencyPolicy="string",
                             startingDeadlineSeconds="integer")),
     Kind("namespace", plural="namespaces", namespaced=False, list_key="namespaces",
-         item=cluster.namespace, one_by_one=True, detail=cluster.namespace_detail,
+         item=cluster.namespace, one_by_one=True, search=Facets(status=of_object(cluster.phase)),
+         detail=cluster.namespace_detail,
          detail_needs=cluster.namespace_detail_needs, sublists=(cluster.NAMESPACE_EVENTS,),
          item_fields={"phase": "string"},
          detail_fields={"phase": "string", "resourceQuotaList": "object",
                         "resourceLimits": "array"}),
     Kind("node", plural="nodes", namespaced=False, list_key="nodes", item=cluster.node,
-         projection=NODE,
+         projection=NODE, search=Facets(status=of_object(cluster.node_status)),
          metrics=members.NODE, detail=cluster.node_detail, page_needs=cluster.node_pods_needs,
          finish=cluster.node_finish, detail_needs=cluster.node_detail_needs,
          embeds=cluster.NODE_EMBEDS, sublists=(cluster.NODE_PODS, cluster.NODE_EVENTS),
@@ -227,6 +250,7 @@ TABLE = [
          sublists=(_EVENTS, services.PODS, services.INGRESSES), item_fields=_SERVICE,
          detail_fields=dict(_SERVICE, endpointList="object", sessionAffinity="string")),
     Kind("persistentvolumeclaim", plural="persistentvolumeclaims", item=storage.claim,
+         search=Facets(status=of_object(storage.claim_phase)),
          detail=storage.claim, item_fields=_PVC, detail_fields=_PVC),
     Kind("horizontalpodautoscaler", group="autoscaling", plural="horizontalpodautoscalers",
          list_key="horizontalpodautoscalers", item=autoscaling.item,

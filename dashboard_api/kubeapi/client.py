@@ -28,6 +28,7 @@ gc.set_threshold(100_000, 50, 100)
 CHUNK = 65536
 GRACE = 0.5     # the loop's backstop waits this much longer than the worker's own deadline
 SELF_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+RULES_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
 IMPERSONATION_PREFIXES = ("impersonate-user", "impersonate-group", "impersonate-extra-",
                           "impersonate-uid")
 
@@ -106,6 +107,16 @@ class Cluster:
     def handle(self, token, impersonation=None):
         return Handle(self, {"Authorization": "Bearer " + token}, impersonation or {},
                       limiter=self.buckets.for_caller(token))
+
+    def impersonating(self, impersonation, key):
+        """The service's own credentials naming a person the gateway has verified itself
+        (``impersonation``: their Impersonate-User and Impersonate-Group lines): a cluster in
+        ``impersonate`` mode (auth/persons.py). ``key`` (their ID token) tells callers apart
+        for the rate limit, as a token does."""
+        if self.config.service_pool is None:
+            raise ApiError(500, "the service has no identity of its own in proxy mode")
+        return Handle(self, None, impersonation, service=True,
+                      limiter=self.buckets.for_caller(key))
 
     def service_handle(self):
         """The service's own identity; only for calls the specification allows."""
@@ -203,6 +214,16 @@ class Handle:
         """The impersonation header lines, ((name, value), ...), in the caller's order."""
         return self._impersonation
 
+    @property
+    def service(self):
+        """Whether calls carry the service's own credentials (its identity, or a person it
+        impersonates): they go through the service's pool and TLS context."""
+        return self._service
+
+    def pool(self):
+        config = self.cluster.config
+        return config.service_pool if self._service else config.user_pool
+
     def header_lines(self):
         """Every header of a call as (name, value) lines; a repeated impersonation header
         stays one line per value."""
@@ -230,7 +251,7 @@ class Handle:
             body = ujson.dumps(body, ensure_ascii=False, escape_forward_slashes=False)
         if body is not None:
             headers["Content-Type"] = content_type
-        pool = cluster.config.service_pool if self._service else cluster.config.user_pool
+        pool = self.pool()
         await self.limiter.acquire()
         deadline = cluster.deadline(timeout, changes(method, path))
         response = await cluster.run_call(
@@ -268,6 +289,16 @@ class Handle:
             "spec": {"resourceAttributes": attributes}})
         return bool(((review or {}).get("status") or {}).get("allowed"))
 
+    async def rules(self, namespace):
+        """What the caller may do in ``namespace``, as the API server's authorizers list it
+        (a SelfSubjectRulesReview): its status, ``{"resourceRules": [...], "incomplete":
+        bool}``; ``incomplete`` when an authorizer cannot list its rules (then only a
+        SelfSubjectAccessReview says)."""
+        review = await self.request("POST", RULES_REVIEWS, body={
+            "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
+            "spec": {"namespace": namespace}})
+        return (review or {}).get("status") or {}
+
     async def stream(self, path, params=None, timeout=None):
         """A GET whose body is read in chunks (logs). Errors raise the mapped ApiError.
 
@@ -278,7 +309,7 @@ class Handle:
         await self.limiter.acquire()
         deadline = cluster.deadline(timeout)
         result = await cluster.run_call(
-            cluster.streams, deadline, "GET", cluster._send, cluster.config.user_pool, "GET",
+            cluster.streams, deadline, "GET", cluster._send, self.pool(), "GET",
             cluster.url(path, params), self.headers(), None, deadline, True)
         if isinstance(result, Response):
             raise from_apiserver(result.status, result.data)

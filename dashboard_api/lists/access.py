@@ -17,6 +17,12 @@ known cost nothing): the namespaces beyond it are left out of that answer as if 
 Answers, negative ones included, are remembered for ``ttl`` seconds, so the next request of the
 same caller asks nothing again.
 
+A search (lists/search.py) asks where a caller refused cluster-wide may list each of many kinds:
+one SelfSubjectRulesReview per candidate namespace (``rules``, remembered as the reviews are,
+at most ``RULES_ENTRIES`` of them) says it for every kind at once, instead of a review per kind
+and namespace; the namespaces it names are then reviewed per kind as a list's are, and where its
+answer is incomplete (an authorizer that cannot list its rules) the review alone decides.
+
 While the API server does not answer (a review fails as unreachable: 502, 503, 504), a caller
 it has already answered keeps the last answer it gave, for up to ``memory`` seconds from that
 answer (``--access-outage-memory``; RBAC cannot change while the API server is away; at most
@@ -42,6 +48,8 @@ from dashboard_api.serving.singleflight import SingleFlight
 MAX_ENTRIES = 50000
 PER_CALLER_CONCURRENCY = 8
 MAX_REVIEWS_PER_REQUEST = 128
+# Rules reviews kept (each a few KB for a caller with many roles): by far fewer than answers.
+RULES_ENTRIES = 2048
 OUTAGE_MEMORY = 3600.0   # seconds an answer may serve while the API server does not answer
 UNREACHABLE = (502, 503, 504)
 
@@ -77,6 +85,7 @@ class Access:
         self.wall = wall
         # key -> allowed, for ttl seconds from the answer; the least recently used go first.
         self._answers = cachetools.TTLCache(size, ttl, timer=clock)
+        self._rules = cachetools.TTLCache(RULES_ENTRIES, ttl, timer=clock)  # key -> Rules
         # What the API server last said, for its outages: key -> (allowed, clock of the
         # answer); (identity, group, plural, namespace) -> its 403; identity -> clock.
         self._last = cachetools.LRUCache(size)
@@ -96,10 +105,11 @@ class Access:
     def identity(handle):
         return cache_key(handle.token or "", handle.impersonation)
 
-    async def allowed(self, handle, verb, resource, namespace="", name=None, budget=None):
+    async def allowed(self, handle, verb, resource, namespace="", name=None, budget=None,
+                      subresource=None):
         """Whether the caller may; with a `budget` (Budget) exhausted, False without asking."""
         identity = self.identity(handle)
-        key = (identity, verb, resource.group, resource.plural, namespace, name)
+        key = (identity, verb, resource.group, resource.plural, namespace, name, subresource)
         found = self._answers.get(key)
         if found is not None:
             self.hits += 1
@@ -109,6 +119,8 @@ class Access:
             attributes["namespace"] = namespace
         if name:
             attributes["name"] = name
+        if subresource:
+            attributes["subresource"] = subresource
         if self.away():
             self._probe_with(identity, handle, attributes, key)
             return self._remembered(key, handle)
@@ -122,7 +134,7 @@ class Access:
 
         async def review():
             try:
-                answer = await self._review(identity, handle, attributes)
+                answer = await self._limited(identity, lambda: handle.can_i(**attributes))
             except ApiError as exc:
                 if not unreachable(exc) or self.memory <= 0:
                     raise
@@ -132,11 +144,54 @@ class Access:
             return answer
         return await self._asking.run(key, review)
 
-    def known(self, identity, verb, resource, namespace="", name=None):
-        """The answer kept for these credentials (``identity``), without asking: True or
-        False while it is within ``ttl``, else None."""
+    def known(self, handle, verb, resource, namespace="", name=None, subresource=None):
+        """The remembered answer of ``allowed`` (True or False), or None when it must be
+        asked: nothing is asked here."""
+        return self.known_for(self.identity(handle), verb, resource, namespace, name,
+                              subresource)
+
+    def known_for(self, identity, verb, resource, namespace="", name=None, subresource=None):
+        """``known`` for the credentials of ``identity`` (``Access.identity``): what a page's
+        validator keeps to prove itself again, without holding a request's handle."""
         return self._answers.get((identity, verb, resource.group, resource.plural, namespace,
-                                  name))
+                                  name, subresource))
+
+    async def rules(self, handle, namespace, budget=None):
+        """The caller's ``Rules`` in ``namespace`` (a SelfSubjectRulesReview), remembered for
+        ``ttl`` seconds; None when the ``budget`` is spent."""
+        identity = self.identity(handle)
+        key = (identity, "rules", namespace)
+        found = self._rules.get(key)
+        if found is not None:
+            self.hits += 1
+            return found
+        if key in self._asking:
+            self.hits += 1
+        elif budget is not None and not budget.spend():
+            self.over_budget += 1
+            return None
+        else:
+            self.misses += 1
+
+        async def review():
+            answer = Rules(await self._limited(identity, lambda: handle.rules(namespace)))
+            self._rules[key] = answer
+            return answer
+        return await self._asking.run(key, review)
+
+    async def _limited(self, identity, ask):
+        """``ask()`` among at most PER_CALLER_CONCURRENCY reviews of the caller in flight."""
+        slot = self._slots.get(identity)
+        if slot is None:
+            slot = self._slots[identity] = [asyncio.Semaphore(PER_CALLER_CONCURRENCY), 0]
+        slot[1] += 1
+        try:
+            async with slot[0]:
+                return await ask()
+        finally:
+            slot[1] -= 1
+            if slot[1] == 0:
+                del self._slots[identity]
 
     # --- the API server away ---------------------------------------------------------------
 
@@ -174,7 +229,7 @@ class Access:
 
         async def probe():
             try:
-                answer = await self._review(identity, handle, attributes)
+                answer = await self._limited(identity, lambda: handle.can_i(**attributes))
             except ApiError as exc:
                 if unreachable(exc):
                     self._went_away()
@@ -198,25 +253,15 @@ class Access:
         self.remembered += 1
         return found[0]
 
-    async def _review(self, identity, handle, attributes):
-        slot = self._slots.get(identity)
-        if slot is None:
-            slot = self._slots[identity] = [asyncio.Semaphore(PER_CALLER_CONCURRENCY), 0]
-        slot[1] += 1
-        try:
-            async with slot[0]:
-                return await handle.can_i(**attributes)
-        finally:
-            slot[1] -= 1
-            if slot[1] == 0:
-                del self._slots[identity]
-
     async def require_list(self, handle, resource, namespaces):
         """Returns when the caller may list ``resource`` in every namespace of ``namespaces``
         (a tuple; empty: cluster-wide); else raises the API server's own error."""
         scopes = namespaces or ("",)
-        answers = await asyncio.gather(*(self.allowed(handle, "list", resource, ns)
-                                         for ns in scopes))
+        if len(scopes) == 1:   # one answer, most often remembered: no task to wait for
+            answers = [await self.allowed(handle, "list", resource, scopes[0])]
+        else:
+            answers = await asyncio.gather(*(self.allowed(handle, "list", resource, ns)
+                                             for ns in scopes))
         for ns, ok in zip(scopes, answers):
             if not ok:
                 await self.refusal(handle, resource, ns)
@@ -243,6 +288,31 @@ class Access:
                        "answered; it does not answer now" % (
                            resource.plural, " in namespace %s" % namespace if namespace else ""),
                        "Forbidden")
+
+
+class Rules:
+    """What a SelfSubjectRulesReview says a caller may list in one namespace: the (group,
+    resource) pairs of its rules that grant ``list`` ("*" as the API server reads it), rules
+    limited to named objects left out (they never allow a list)."""
+
+    __slots__ = ("lists", "incomplete")
+
+    def __init__(self, status):
+        self.lists = frozenset(
+            (group, resource)
+            for rule in status.get("resourceRules") or ()
+            if not rule.get("resourceNames") and {"list", "*"} & set(rule.get("verbs") or ())
+            for group in rule.get("apiGroups") or () for resource in rule.get("resources") or ())
+        self.incomplete = bool(status.get("incomplete"))
+
+    def may_list(self, group, plural):
+        """True when a rule grants it; False when none does; None when the rules are
+        incomplete and none does (a SelfSubjectAccessReview decides)."""
+        lists = self.lists
+        if (group, plural) in lists or (group, "*") in lists or ("*", plural) in lists or \
+                ("*", "*") in lists:
+            return True
+        return None if self.incomplete else False
 
 
 class Unreachable(ApiError):

@@ -84,6 +84,12 @@ class CacheSource:
                 if match_labels((obj.get("metadata") or {}).get("labels") or {})
                 and match_fields(obj)]
 
+    def cached(self, resource):
+        """Whether lists of ``resource`` are answered from the cache (its store serves, or is
+        syncing for the first time), not passed through."""
+        store = self.cache.store_of(resource)
+        return store is not None and (store.serving() or store.state == SYNCING)
+
     async def rows(self, fetch, kind, resource, namespaces):
         store, names = await self._authorized_store(fetch, resource, namespaces)
         if store is None:

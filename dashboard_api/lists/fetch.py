@@ -72,6 +72,10 @@ class Fetch:
         resource = await self.resource(kind)
         return await self.source.rows(self, kind, resource, namespaces)
 
+    async def cached(self, kind: Any) -> bool:
+        """Whether the source answers lists of ``kind`` from the watch cache."""
+        return self.source.cached(await self.resource(kind))
+
     async def get(self, kind: Any, namespace: str | None, name: str) -> dict:
         resource = await self.resource(kind)
         return await self.source.get(self, resource, namespace, name)

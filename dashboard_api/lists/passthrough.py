@@ -106,6 +106,10 @@ class ChunkedList:
             for ns in namespaces.names))
         return [obj for part in parts for obj in part]
 
+    def cached(self, resource):
+        """Nothing is cached on this path."""
+        return False
+
     async def rows(self, fetch, kind, resource, namespaces):
         """A main list's rows, paged in process (query/page.py ListedRows: their keys are
         filled from the summaries)."""

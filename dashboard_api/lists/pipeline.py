@@ -212,7 +212,7 @@ class Pipeline:
             return None
         for resource, names in fetch.authorized:
             for namespace in names or ("",):
-                proofs.append(Proof(functools.partial(access.known, identity, "list",
+                proofs.append(Proof(functools.partial(access.known_for, identity, "list",
                                                       resource, namespace), True))
         return proofs, tuple(store for store in stores if store is not None)
 

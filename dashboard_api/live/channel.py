@@ -23,6 +23,7 @@ from typing import Any, Callable
 import ujson
 
 from dashboard_api.serving.bearer import expiry
+from dashboard_api.serving.errors import ApiError
 
 AUTH_WAIT = 10.0
 MAX_SUBSCRIPTIONS = 16
@@ -32,6 +33,7 @@ MAX_BURST = 40
 
 # Close codes (4000-4999 are the application's): what the browser should do next.
 UNAUTHORIZED = 4401     # sign in again
+FORBIDDEN = 4403        # credentials this cluster refuses as sent (impersonation headers)
 TOO_MANY = 4429         # too many messages; reconnect later
 BAD_MESSAGE = 4400      # a message the gateway does not understand
 TOO_SLOW = 4408         # the browser did not read its notices (nor answer pings)
@@ -40,14 +42,17 @@ GONE = 4410             # the cluster is no longer watched here; reconnect (or r
 
 class Channel:
     """One connection. ``send(message: dict) -> bool`` queues a message (False: the queue is
-    full, the connection is too slow); ``close(code, reason)`` ends the connection."""
+    full, the connection is too slow); ``close(code, reason)`` ends the connection;
+    ``handle_for(token)`` (a coroutine) is the cluster handle of a token, as a request's
+    (handlers/base.py ``handle_for``: in impersonate mode the verified person), or the
+    ApiError that refuses it."""
 
     def __init__(self, hub: Any, send: Callable[[dict], bool], close: Callable[[int, str], None],
-                 impersonation: tuple = (), clock: Callable[[], float] = time.monotonic):
+                 handle_for: Callable[[str], Any], clock: Callable[[], float] = time.monotonic):
         self.hub = hub
         self._send = send
         self._close = close
-        self.impersonation = tuple(impersonation)
+        self._handle_for = handle_for
         self.clock = clock
         self.opened = clock()
         self.handle = None        # the caller's handle, once the auth message is in
@@ -88,7 +93,14 @@ class Channel:
                     not _printable(message["token"]):
                 self.close(UNAUTHORIZED, "the first message must be {type: auth, token}")
                 return
-            self.authenticated(message["token"])
+            token = message["token"]
+            try:
+                handle = await self._handle_for(token)
+            except ApiError as exc:
+                self.close(UNAUTHORIZED if exc.code == 401 else FORBIDDEN, exc.message)
+                return
+            if not self.closed:
+                self.signed_in(handle, token)
             return
         if kind == "subscribe":
             await self._subscribe(message)
@@ -101,8 +113,9 @@ class Channel:
         else:
             self.close(BAD_MESSAGE, "unknown message: expected subscribe or unsubscribe")
 
-    def authenticated(self, token: str) -> None:
-        self.handle = self.hub.handle(token, self.impersonation)
+    def signed_in(self, handle: Any, token: str) -> None:
+        """The connection speaks for ``handle`` (its token's) from now on."""
+        self.handle = handle
         self.expires = expiry(token)
         self.hub.join(self)
 

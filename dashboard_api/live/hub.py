@@ -87,9 +87,6 @@ class Hub:
     def active(self) -> bool:
         return bool(self.channels)
 
-    def handle(self, token: str, impersonation: tuple) -> Any:
-        return self.cluster.api.handle(token, impersonation)
-
     # --- connections -------------------------------------------------------------------------
 
     def join(self, channel: Any) -> None:

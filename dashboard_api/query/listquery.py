@@ -5,6 +5,10 @@ Query parameters (reference §2, its upstream bugs fixed):
 - ``filterBy=prop,value[,prop,value...]``: an item is kept when, for every pair, the property's
   text contains the value (case-sensitive substring). An unknown property keeps nothing; an empty
   value matches everything. Time properties match on their RFC 3339 text (upstream crashed).
+  The ``name`` property's value is a search query (query/search.py, issue #38): a plain word
+  is the name containing it, ignoring case, and ``label:``, ``ns:``, ``status:``, ``node:``,
+  ``image:``, ``kind:`` terms narrow further; a malformed query is a 400 naming the term. The
+  upstream web UI's search page and its lists' filter boxes send exactly this parameter.
 - ``sortBy=a|d,prop[,a|d,prop...]``: multi-key sort, stable. Strings compare by code point (the
   same order as UTF-8 bytes), times by whole Unix seconds. Keys from the first unknown property on
   are ignored (upstream: such pairs compare equal).
@@ -23,7 +27,7 @@ A list names its properties with a mapping ``{name: Property}`` (query/propertie
 filter, sort and page over rows is query/rows.py.
 """
 
-from dashboard_api.query import metricnames
+from dashboard_api.query import metricnames, search
 from dashboard_api.serving import params
 from dashboard_api.serving.errors import bad_request
 
@@ -35,7 +39,7 @@ class Query:
 
     def __init__(self, filters=(), sorts=(), items_per_page=DEFAULT_ITEMS_PER_PAGE, page=1,
                  metric_names=(), aggregations=("sum",)):
-        self.filters = tuple(filters)        # ((property, value), ...)
+        self.filters = tuple(filters)        # ((property, value or search.Search), ...)
         self.sorts = tuple(sorts)            # ((property, ascending), ...)
         self.items_per_page = items_per_page
         self.page = page                     # 1-based; 0 = every item
@@ -61,7 +65,8 @@ def _pairs(name, raw):
 
 def parse(arg):
     """A Query from ``arg(name) -> str or None`` (the request's query arguments)."""
-    filters = _pairs("filterBy", arg("filterBy"))
+    filters = [(prop, search.parse(value) if prop == "name" else value)
+               for prop, value in _pairs("filterBy", arg("filterBy"))]
     sorts = []
     for order, prop in _pairs("sortBy", arg("sortBy")):
         if order not in ("a", "d"):

@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 from dashboard_api.query.listquery import Query
 from dashboard_api.query.properties import keys_of
 from dashboard_api.query.rows import Row, paginate, select_rows
+from dashboard_api.query.search import bind_filters
 
 # The executor's ``run(fn, *args)``: fn(*args) computed off the event loop.
 Run = Callable[..., Awaitable[Any]]
@@ -56,13 +57,15 @@ def select(kind: Any, rows: Sequence[Row], rel: Mapping[str, Any], query: Query,
            status: bool) -> tuple[list[Row], int, dict | None]:
     """(the selected rows in order, totalItems, status or None) of ``kind``'s ``rows``: keys for
     rows that do not carry them yet (a pass-through LIST's: their items are built once and kept
-    on the row for the page), the query's filter and sort, and the kind's list status."""
+    on the row for the page), the query's filter (a search bound to the kind and ``rel``) and
+    sort, and the kind's list status."""
     props = kind.properties
     for row in rows:
         if row.keys is None:
             row.item = kind.item(row.obj, rel)
             row.keys = keys_of(row.item, props)
-    order, total = select_rows(rows, query, props, kind.filterable)
+    order, total = select_rows(rows, query, props, kind.filterable,
+                               bind_filters(query.filters, kind, rel))
     list_status = None
     if status and kind.list_status:
         if kind.status_facts and rows and all(r.facts is not None for r in rows):

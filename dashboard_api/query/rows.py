@@ -32,13 +32,19 @@ def paginate(items, query):
 
 def filter_rows(rows, filters, props):
     """The rows (anything with ``keys``, e.g. Row) whose property text contains each
-    filter's value; an unknown property keeps nothing, an empty value matches everything."""
+    filter's value; an unknown property keeps nothing, an empty value matches everything.
+    A value that is a search (query/search.py: ``filterBy=name,<query>``, bound to the list's
+    kind by the source) keeps the rows it matches."""
     for prop, value in filters:
         if prop not in props:
             return []
-        if value:
+        if not value:
+            continue
+        if isinstance(value, str):
             at = position(props, prop)
             rows = [r for r in rows if value in r.keys[at]]
+        else:
+            rows = value.filter(rows, props)
     return rows
 
 
@@ -57,10 +63,11 @@ def sort_rows(rows, sorts, props):
     return rows
 
 
-def select_rows(rows, query, props, filterable=True):
-    """(every selected row in order, totalItems); paginate() takes the page."""
+def select_rows(rows, query, props, filterable=True, filters=None):
+    """(every selected row in order, totalItems); paginate() takes the page. ``filters``:
+    the query's, bound to the rows' kind (query/search.py bind_filters), when given."""
     if filterable:
-        rows = filter_rows(rows, query.filters, props)
+        rows = filter_rows(rows, query.filters if filters is None else filters, props)
     total = len(rows)
     if query.sorts:
         rows = sort_rows(rows, query.sorts, props)
@@ -69,6 +76,7 @@ def select_rows(rows, query, props, filterable=True):
 
 class _Keyed:
     __slots__ = ("item", "keys")
+    obj = namespace = None
 
     def __init__(self, item, keys):
         self.item = item

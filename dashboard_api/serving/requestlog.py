@@ -179,30 +179,29 @@ def outgoing(handler):
     audit(handler)
 
 
-# --- the audit line of writes ---------------------------------------------------------------
+# --- the audit seam of writes ---------------------------------------------------------------
 #
-# Every POST, PUT, PATCH and DELETE of an audited route (routes.Route.audit) leaves one line:
-# who (the user name as far as the request tells it), the verb, the route's resource and
-# operation, the path (which names kind, namespace and object) and the status. The name comes
-# from the request alone, with no call to the API server: the ``sub`` claim of a JWT bearer
-# token (a service account's token carries ``system:serviceaccount:<ns>:<name>``, the name the
-# API server itself authorizes), with the Impersonate-User header when present; otherwise
-# ``unknown`` (static and opaque tokens do not say whose they are, and asking the API server
-# would take a TokenReview with the service's rights on every write). The token itself is never
-# logged.
+# Every POST, PUT, PATCH and DELETE of an audited route (routes.Route.audit) is recorded once its
+# response is finished: the handler says what its entries are (``handler.audit_entries()``,
+# handlers/base.py: who, which object, how it went; audit/entry.py has the fields) and where
+# they go (``handler.audit_sink``, the audit trail: one JSON line on the
+# ``dashboard_api.audit`` logger at once, the audit database behind it; audit/trail.py).
+# Without either (a handler of another kind, a gateway assembled without a trail), the entry
+# is the request's alone, as one JSON line on that logger.
 #
-# The claim is read without checking the token's signature, so anyone can write any name in
-# it. It is only as good as the API server's acceptance of the request: an audited write
-# answered 2xx or 3xx went through the API server with that token (every audited write route
-# calls it with the caller's credentials before it can succeed), which verified the signature
-# and the impersonation. Any other answer (401, 403, 400, ...) may come before or without that
-# check, so the name is marked: ``user="system:serviceaccount:x:y" (unverified)``. (Verifying it
-# on every refused write would take a TokenReview with the service's own rights per request,
-# which anyone could then trigger.)
+# Who made the change is named as well as the gateway knows it (audit/entry.py): the person
+# whose ID token it verified; else the user the API server's refusal names; else the ``sub``
+# claim of a JWT bearer token (a service account's carries
+# ``system:serviceaccount:<ns>:<name>``, the name the API server authorizes), verified only in
+# the sense that the API server accepted that token for this very write (a 2xx or 3xx: every
+# audited route calls the API server with the caller's credentials before it can succeed);
+# otherwise the claim is marked unverified (anyone can write any name in it), and a token
+# that names nobody is ``unknown`` (asking the API server with a TokenReview would take the
+# service's own rights on every write, which anyone could then trigger). The token itself is
+# never logged or stored.
 
 audit_log = logging.getLogger("dashboard_api.audit")
 WRITE_METHODS = frozenset(("POST", "PUT", "PATCH", "DELETE"))
-UNVERIFIED = " (unverified)"
 
 
 def user_name(headers):
@@ -215,22 +214,30 @@ def user_name(headers):
     return name
 
 
-def audit(handler):
-    """The audit line of a finished write request (nothing for reads or unmatched paths)."""
-    request = handler.request
+def audited(handler):
+    """Whether the finished request is a write of an audited route."""
     route = getattr(handler, "route", None)
-    if request.method not in WRITE_METHODS or route is None or not route.audit:
+    return handler.request.method in WRITE_METHODS and route is not None and route.audit
+
+
+def audit(handler):
+    """Records the entries of a finished write request (nothing for reads or unmatched
+    paths)."""
+    if not audited(handler):
         return
-    objects = getattr(handler, "audit_objects", None)
-    name = user_name(request.headers)
-    status = handler.get_status()
-    mark = UNVERIFIED if name != "unknown" and not 200 <= status < 400 else ""
-    audit_log.info("Audit: user=%s%s verb=%s resource=%s operation=%s path=%s status=%d%s",
-                   ujson.dumps(name, ensure_ascii=False, escape_forward_slashes=False), mark,
-                   request.method, route.resource, route.operation(request.method.lower()),
-                   describe_uri(request), status,
-                   " objects=" + ujson.dumps(objects, ensure_ascii=False,
-                                             escape_forward_slashes=False) if objects else "")
+    request, route = handler.request, handler.route
+    make = getattr(handler, "audit_entries", None)
+    entries = make() if make is not None else [{
+        "user": user_name(request.headers), "userVerified": False, "method": request.method,
+        "route": route.operation(request.method.lower()), "path": describe_uri(request),
+        "status": handler.get_status()}]
+    sink = getattr(handler, "audit_sink", None)
+    if sink is not None:
+        sink(entries)
+        return
+    for entry in entries:
+        audit_log.info("%s", ujson.dumps(entry, ensure_ascii=False,
+                                         escape_forward_slashes=False))
 
 
 class TornadoLogFilter(logging.Filter):

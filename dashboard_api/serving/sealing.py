@@ -14,6 +14,12 @@ names included (``Impersonate-Group`` once per group, ``Impersonate-Extra-*`` on
 The exec then runs with exactly the lines the pre-check (the SelfSubjectAccessReview of
 ``pods/exec``) was made with; keeping one value per name would let the exec run as another
 identity than the one checked.
+
+``via_gateway`` marks a ticket of a cluster in ``impersonate`` mode whose impersonation lines
+the gateway made itself from a person it verified (auth/persons.py): the exec then runs with
+the gateway's own credentials and those lines. Only a ticket the gateway sealed says so, and a
+replica binds it only for a cluster in that mode (terminal/endpoint.py); every other ticket
+runs with the token it carries.
 """
 
 import base64
@@ -37,9 +43,11 @@ MAX_ID_CHARS = 16 * 1024
 class Ticket:
     """What a bind needs. ``issued`` is Unix time in seconds (from the issuing replica)."""
 
-    __slots__ = ("namespace", "pod", "container", "shell", "token", "impersonation", "issued")
+    __slots__ = ("namespace", "pod", "container", "shell", "token", "impersonation", "issued",
+                 "via_gateway")
 
-    def __init__(self, namespace, pod, container, shell, token, impersonation, issued):
+    def __init__(self, namespace, pod, container, shell, token, impersonation, issued,
+                 via_gateway=False):
         self.namespace = namespace
         self.pod = pod
         self.container = container
@@ -47,13 +55,20 @@ class Ticket:
         self.token = token
         self.impersonation = impersonation_lines(impersonation)
         self.issued = issued
+        self.via_gateway = bool(via_gateway)
 
     def _fields(self):
-        return [self.namespace, self.pod, self.container, self.shell, self.token,
-                [list(line) for line in self.impersonation], int(self.issued * 1000)]
+        fields = [self.namespace, self.pod, self.container, self.shell, self.token,
+                  [list(line) for line in self.impersonation], int(self.issued * 1000)]
+        return fields + [True] if self.via_gateway else fields
 
     @classmethod
     def _from_fields(cls, fields):
+        via_gateway = False
+        if isinstance(fields, list) and len(fields) == 8:   # sealed for impersonate mode
+            via_gateway = fields.pop()
+            if via_gateway is not True:
+                raise ValueError("malformed ticket")
         namespace, pod, container, shell, token, impersonation, issued_ms = fields
         if not all(isinstance(v, str) for v in (namespace, pod, container, token)) \
                 or not isinstance(shell, (str, type(None))) \
@@ -62,7 +77,8 @@ class Ticket:
                            and all(isinstance(part, str) for part in line)
                            for line in impersonation):
             raise ValueError("malformed ticket")
-        return cls(namespace, pod, container, shell, token, impersonation, issued_ms / 1000.0)
+        return cls(namespace, pod, container, shell, token, impersonation, issued_ms / 1000.0,
+                   via_gateway)
 
 
 def impersonation_lines(impersonation):

@@ -15,6 +15,11 @@ def namespace(obj, rel):
             "phase": (obj.get("status") or {}).get("phase", "")}
 
 
+def phase(obj):
+    """A namespace's phase (Active, Terminating): what its list shows as its status."""
+    return (obj.get("status") or {}).get("phase") or ""
+
+
 def namespace_detail_needs(obj, rel):
     scope = Namespaces.one(name(obj))
     return [Need("quotas", QUOTAS, scope), Need("limitranges", LIMIT_RANGES, scope)]
@@ -100,6 +105,18 @@ def node(obj, rel):
             "ready": condition_status(obj, "Ready"),
             "allocatedResources": allocated(obj, ()),
             "nodeInfo": (obj.get("status") or {}).get("nodeInfo") or {}}
+
+
+_READY = {"True": "Ready", "False": "NotReady"}
+
+
+def node_status(obj):
+    """A node's status as kubectl shows it (a search's ``status:``): Ready, NotReady or
+    Unknown by its Ready condition, and SchedulingDisabled when cordoned."""
+    text = _READY.get(condition_status(obj, "Ready"), "Unknown")
+    if (obj.get("spec") or {}).get("unschedulable"):
+        text += " SchedulingDisabled"
+    return text
 
 
 def node_finish(item, obj, rel):

@@ -76,6 +76,15 @@ def controller_uid(obj):
     return (controller_ref(obj) or {}).get("uid")
 
 
+def spec_images(pod_spec):
+    """Every image a pod spec names (containers, init and ephemeral containers): what a
+    search's ``image:`` term reads (query/search.py)."""
+    pod_spec = pod_spec or {}
+    return [c.get("image") or "" for field in ("containers", "initContainers",
+                                               "ephemeralContainers")
+            for c in pod_spec.get(field) or ()]
+
+
 def condition_status(obj, type_):
     """The status of the object's condition ``type_`` ("Unknown" when it has none)."""
     for c in (obj.get("status") or {}).get("conditions") or ():

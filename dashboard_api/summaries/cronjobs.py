@@ -1,7 +1,8 @@
 """Cron jobs (reference §5.2), batch/v1 or batch/v1beta1 as discovery finds them."""
 
 from dashboard_api.query.reads import Need, Sublist, scope_of
-from dashboard_api.summaries.common import object_meta, resource_status, type_meta, uid
+from dashboard_api.summaries.common import (object_meta, resource_status, spec_images,
+                                            type_meta, uid)
 
 
 def item(obj, rel):
@@ -21,6 +22,18 @@ def list_status(raw, rel):
     for obj in raw:
         out["failed" if (obj.get("spec") or {}).get("suspend") else "running"] += 1
     return out
+
+
+def status_text(obj):
+    """Suspended, or Running (a search's ``status:``; the list status counts it so)."""
+    return "Suspended" if (obj.get("spec") or {}).get("suspend") else "Running"
+
+
+def images(obj):
+    """The images of the cron job's pod template (a search's ``image:``)."""
+    spec = obj.get("spec") or {}
+    template = (((spec.get("jobTemplate") or {}).get("spec") or {}).get("template") or {})
+    return spec_images(template.get("spec"))
 
 
 def detail(obj, rel):

@@ -8,7 +8,8 @@ from dashboard_api.query.properties import Property
 from dashboard_api.query.reads import Api, Embed, Need, Sublist, scope_of
 from dashboard_api.summaries import quantity
 from dashboard_api.summaries.common import (conditions, container_images, controller_ref,
-                                            object_meta, resource_status, type_meta)
+                                            object_meta, resource_status, spec_images,
+                                            type_meta)
 from dashboard_api.summaries.events import event_type, pod_ready, warnings
 from dashboard_api.summaries.labelselector import to_query
 from dashboard_api.summaries.podstatus import list_phase, pod_status, restart_count
@@ -113,6 +114,16 @@ def status_counted(counts, pending, rel):
                     out[plain] -= moved
                 out[WARNED] += moved
     return out
+
+
+def images(pod):
+    """The pod's container images (a search's ``image:``)."""
+    return spec_images(pod.get("spec"))
+
+
+def node_name(pod):
+    """The node the pod is bound to (a search's ``node:``)."""
+    return (pod.get("spec") or {}).get("nodeName")
 
 
 def key_item(pod):

@@ -20,6 +20,11 @@ def claim(obj, rel):
             "storageClass": spec.get("storageClassName")}
 
 
+def claim_phase(obj):
+    """A claim's phase (Bound, Pending, Lost): what its list shows as its status."""
+    return (obj.get("status") or {}).get("phase") or ""
+
+
 def _claim_of(spec):
     ref = spec.get("claimRef") or {}
     return "%s/%s" % (ref.get("namespace", ""), ref.get("name", "")) if ref else ""

@@ -144,13 +144,14 @@ class TerminalConnection(SockJSConnection):
     sessions = None  # those of the connection's cluster, from its path (on_open)
     proxies = proxies_mod.NONE  # set by connection_class()
     terminal = None
+    client = ""   # the client's address as far as it can be relied on (--trusted-proxies)
     _entered = False
     _bind_timer = None
 
     def on_open(self, info):
         # The cluster of the path the connection was opened on: an id binds only there.
         self.sessions = self.sessions_of(info.path)
-        client = self.proxies.client(info.headers, info.ip)
+        client = self.client = self.proxies.client(info.headers, info.ip)
         self._entered = self.gate.admit_unbound(self, client)
         if not self._entered:
             self.end(2, BUSY)

@@ -2,7 +2,7 @@
 
 from dashboard_api.serving.sealing import Sealer
 from dashboard_api.terminal import connection, transport
-from dashboard_api.terminal.sessions import Sessions
+from dashboard_api.terminal.sessions import BindRefused, Sessions
 from dashboard_api.terminal.terminal import Terminal
 
 
@@ -18,14 +18,23 @@ def sockjs_urls(sessions=None, max_connections=None, proxies=None, secret=None):
         secret if secret is not None else getattr(sessions, "secret", None)))
 
 
-def make_sessions(cluster, secret, name=""):
+def make_sessions(cluster, secret, name="", impersonate=False, on_event=None):
     """The terminal sessions of cluster `name`: ids sealed under a key derived from `secret`
     (the CSRF key every replica shares) for that cluster only, terminals run with the token
-    sealed in the id."""
+    sealed in the id; with `impersonate` (the cluster's identity mode), a ticket the gateway
+    sealed for a person it verified runs with the gateway's credentials naming that person.
+    Such a ticket is never honoured by a cluster in another mode: it is refused there.
+    `on_event`: told when a terminal starts a shell and when it ends (sessions.Sessions)."""
     def make_terminal(ticket):
-        handle = cluster.handle(ticket.token, ticket.impersonation)
+        if ticket.via_gateway:
+            if not impersonate:
+                raise BindRefused("this cluster no longer impersonates people: open the "
+                                  "terminal again")
+            handle = cluster.impersonating(ticket.impersonation, ticket.token)
+        else:
+            handle = cluster.handle(ticket.token, ticket.impersonation)
         return Terminal(handle, ticket.namespace, ticket.pod, ticket.container, ticket.shell)
 
-    sessions = Sessions(Sealer(secret, name), make_terminal)
+    sessions = Sessions(Sealer(secret, name), make_terminal, on_event=on_event)
     sessions.secret = secret  # the SockJS session owners' cookies are signed with it too
     return sessions

@@ -16,6 +16,7 @@ import tornado.websocket
 import ujson
 
 from dashboard_api.kubeapi.discovery import segment
+from dashboard_api.kubeapi.watch import service_ssl_context
 from dashboard_api.serving.errors import from_apiserver
 
 PROTOCOL = "v4.channel.k8s.io"
@@ -34,11 +35,14 @@ class ExecFailed(Exception):
         self.final = final
 
 
-def _ssl_context(config):
+def _ssl_context(config, service=False):
+    """The TLS context of a user's exec (no client certificate), or with ``service`` of the
+    gateway's own credentials (a person it impersonates: its client certificate, if any)."""
     # One context per cluster: loading the CA bundle for every terminal costs time and memory.
-    if config not in _contexts:
-        _contexts[config] = config.ssl_context()
-    return _contexts[config]
+    contexts = _contexts.setdefault(config, {})
+    if service not in contexts:
+        contexts[service] = service_ssl_context(config) if service else config.ssl_context()
+    return contexts[service]
 
 
 def _tornado_headers(handle):
@@ -70,7 +74,8 @@ async def open_stream(handle, namespace, pod, container, command):
     await handle.limiter.acquire()
     request = tornado.httpclient.HTTPRequest(
         exec_url(cluster.config.host, namespace, pod, container, command),
-        headers=_tornado_headers(handle), ssl_options=_ssl_context(cluster.config),
+        headers=_tornado_headers(handle),
+        ssl_options=_ssl_context(cluster.config, handle.service),
         connect_timeout=cluster.connect_timeout, request_timeout=cluster.timeout)
     # A shell may sit idle for hours: no idle limit, but a ping every interval that must be
     # answered within another (the kubelet's WebSocket answers pings), so that a connection

@@ -59,9 +59,12 @@ class Sessions:
 
     def __init__(self, sealer, make_terminal, deadline=BIND_DEADLINE,
                  pending_limit=PENDING_PER_CALLER, terminal_limit=TERMINALS_PER_CALLER,
-                 clock=time.time):
+                 clock=time.time, on_event=None):
         self.sealer = sealer
         self.make_terminal = make_terminal
+        # on_event(event, ticket, client, facts): a terminal bound here started a shell
+        # ("opened") or ended ("closed"); the audit trail (clusters/context.py).
+        self.on_event = on_event
         self.deadline = deadline
         self.pending_limit = pending_limit
         self.terminal_limit = terminal_limit
@@ -82,13 +85,15 @@ class Sessions:
         if self._terminals_of[caller] >= self.terminal_limit:
             raise ApiError(429, TOO_MANY_TERMINALS % self.terminal_limit, "TooManyRequests")
 
-    def issue(self, namespace, pod, container, shell, token, impersonation=None):
+    def issue(self, namespace, pod, container, shell, token, impersonation=None,
+              via_gateway=False):
         """The sealed id of a new session; raises the 429 of check() instead when the caller
-        is at a limit."""
+        is at a limit. ``via_gateway``: the exec runs with the gateway's credentials and the
+        ``impersonation`` lines it made (sealing.Ticket)."""
         caller = caller_key(token)
         self.check(caller)
         session_id = self.sealer.seal(Ticket(namespace, pod, container, shell, token,
-                                             impersonation, self.clock()))
+                                             impersonation, self.clock(), via_gateway))
         nonce = nonce_of(session_id)
         timer = asyncio.get_running_loop().call_later(self.deadline, self._expire, nonce)
         self.pending[nonce] = (caller, timer)
@@ -123,8 +128,16 @@ class Sessions:
             self._terminals_of[caller] += 1
         self._bound.add(nonce)
         heapq.heappush(self._bound_expiries, (ticket.issued + self.deadline, nonce))
-        terminal = self.make_terminal(ticket)
+        try:
+            terminal = self.make_terminal(ticket)
+        except BindRefused:
+            _release(self._terminals_of, caller)
+            raise
         self.running[terminal] = caller
+        if self.on_event is not None:
+            client = getattr(conn, "client", "")
+            terminal.observer = lambda event, **facts: self.on_event(
+                event, ticket, client, dict(facts, session=fingerprint(session_id)))
         terminal.start(conn, self._ended)
         return terminal
 

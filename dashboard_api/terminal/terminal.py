@@ -39,6 +39,10 @@ class Terminal:
         self._input_size = 0
         self._ending = False
         self._closing = None  # (code, reason) when the gateway ends the terminal itself
+        self.started = None   # the shell that started, once one did
+        # observer(event, **facts): told "opened" (shell) when a shell starts and "closed"
+        # (code, reason, started) when the terminal ends (the audit trail, not the bytes).
+        self.observer = None
 
     def start(self, conn, on_end):
         self._conn = conn
@@ -94,6 +98,7 @@ class Terminal:
             log.info("terminal in %s/%s/%s ended: %d %s", self.namespace, self.pod,
                      self.container, code, reason)
             self._conn.end(code, reason)
+            self._tell("closed", code=code, reason=reason, started=self.started)
 
     async def _shells(self):
         error = None
@@ -106,6 +111,9 @@ class Terminal:
                 if exc.final:
                     break
                 continue
+            if self.started is None:
+                self.started = shell
+                self._tell("opened", shell=shell)
             try:
                 self._attach(stream)
                 await self._pump(stream)
@@ -121,6 +129,13 @@ class Terminal:
                 stream.close()
             return EXITED
         return 2, error.message
+
+    def _tell(self, event, **facts):
+        if self.observer is not None:
+            try:
+                self.observer(event, **facts)
+            except Exception:  # the terminal goes on whatever its observer does
+                log.exception("the terminal's observer failed on %s", event)
 
     def _attach(self, stream):
         self._stream = stream

@@ -23,6 +23,11 @@ from dashboard_api.serving.paths import base_path
 TOKEN_COOKIE = "token"                       # the upstream web UI's
 FLOW_COOKIE = "dashboard_oidc_flow"          # a sign-in under way (auth/oidc/flow.py)
 REFRESH_COOKIE = "dashboard_oidc_refresh"    # the sealed refresh token
+SESSION_COOKIE = "dashboard_oidc_session"    # the sealed current ID token (one sign-in)
+# The sign-in's own cookies (refresh token, session) are the whole gateway's: a person signed
+# in with the provider is signed in on every cluster (issue #39). The ``token`` cookies stay
+# each UI's own.
+SHARED_PATH = "/"
 OIDC_PREFIX = "/oidc/"
 
 INDEX = "index.html"
@@ -64,8 +69,15 @@ def cookie_path(base: str) -> str:
 
 
 def refresh_path(base: str) -> str:
-    """The refresh cookie's Path for the web UI at ``base``: its /oidc/ routes."""
+    """Where the refresh cookie of the web UI at ``base`` was kept before one sign-in served
+    every cluster (its /oidc/ routes): cleared there at sign-out."""
     return base + OIDC_PREFIX[1:]
+
+
+def ui_bases(ctx: object) -> list:
+    """The path of every web UI the gateway serves: ``/`` and each cluster's."""
+    clusters = getattr(ctx, "clusters", None)
+    return ["/"] + [base_path(c.name) for c in (clusters or ())]
 
 
 def wants_picker(handler: tornado.web.RequestHandler) -> bool:

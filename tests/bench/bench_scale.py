@@ -40,6 +40,20 @@ and the benchmark also measures:
 
 Without it the stand-in is pods only, so the figures stay comparable with issue #19's.
 
+With ``--search`` (issue #38; meant with ``--composition``) it also measures
+``GET /api/v1/search`` over every kind the cache holds:
+
+- one client back to back for each query of SEARCHES (a name word, a ``status:`` term, a
+  query combining a word, a label and a status, a ``label:`` term): p50/p95, the matches, and
+  the gateway's CPU per search (from /proc); the first search of each (which builds the
+  filtered indexes it keeps) is timed apart;
+- where a search's time goes: the combined query narrowed to each kind of the composition
+  (``kind:``), p50 each;
+- 10 searches a second (SEARCHES in turn) beside the 64 clients paging pods by creation: the
+  searches' p50/p95 and the pod pages' throughput against the same 64 clients without them,
+  run just before;
+- RSS after the search phases; the peak is the run's (compare with a run without --search).
+
 Everything started is stopped at the end (and on errors); each phase is bounded in time.
 """
 
@@ -80,6 +94,12 @@ KINDS = [("/api/v1/pods", "/api/v1/pod", "pods", "pod"),
          ("/api/v1/configmaps", "/api/v1/configmap", "items", "configmap")]
 # The other kinds' pages measured (issue #30).
 OTHER_PAGES = ("event", "replicaset", "node")
+# The searches measured (issue #38), over every kind: the stand-in's apps are app-00000...,
+# each of 20 pods, its replica sets (history), a service, an endpoint slice and config maps.
+SEARCHES = {"name": "app-00012", "status": "status:crash",
+            "combined": "app-0000 label:app.kubernetes.io/part-of=bench status:running",
+            "label": "label:app=app-00012"}
+SEARCH_RATE = 10.0   # searches a second beside the 64 clients
 
 
 def log(msg):
@@ -505,6 +525,114 @@ def _client_process(url, sort, first, count, seconds, ready, go, start, results)
     results.put([r for rs in found for r in rs])
 
 
+def cpu_seconds(pid):
+    """User + system CPU seconds of a process."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def search_once(http, gw, token, query, per_page=10):
+    """(seconds, status or "no page", totalItems) of one search."""
+    t0 = time.perf_counter()
+    r = http.request("GET", gw.url + "/api/v1/search?" + urllib.parse.urlencode(
+        {"q": query, "itemsPerPage": str(per_page)}), headers={"Authorization": "Bearer " +
+                                                               token})
+    seconds = time.perf_counter() - t0
+    if r.status != 200:
+        return seconds, r.status, None
+    body = json.loads(r.data)
+    total = body["listMeta"]["totalItems"]
+    ok = len(body["items"]) == min(per_page, total)
+    return seconds, 200 if ok else "no page", total
+
+
+def search_back_to_back(gw, query, count, budget):
+    """One client searching ``query`` back to back: the first search apart (it builds the
+    filtered indexes later ones read), then p50/p95, the matches, and the gateway's CPU per
+    search over those."""
+    http = pool()
+    first, status, total = search_once(http, gw, "search-user", query)
+    samples, errors = [], {}
+    if status != 200:
+        errors[str(status)] = 1
+    cpu = cpu_seconds(gw.proc.pid)
+    deadline = time.monotonic() + budget
+    for n in range(count):
+        if n >= 3 and time.monotonic() > deadline:
+            break
+        seconds, status, total = search_once(http, gw, "search-user", query)
+        if status == 200:
+            samples.append(seconds)
+        else:
+            errors[str(status)] = errors.get(str(status), 0) + 1
+    cpu = cpu_seconds(gw.proc.pid) - cpu
+    return {"query": query, "first_ms": ms(first), "p50_ms": ms(pct(samples, 0.5)),
+            "p95_ms": ms(pct(samples, 0.95)), "n": len(samples), "matches": total,
+            "cpu_ms_per_search": ms(cpu / max(1, len(samples) + len(errors))),
+            "errors": errors}
+
+
+def searches_beside(gw, stop, out):
+    """SEARCH_RATE searches a second, SEARCHES in turn, until ``stop``: their latencies."""
+    http = pool()
+    samples, errors = [], {}
+    queries = itertools.cycle(SEARCHES.values())
+    gap = 1.0 / SEARCH_RATE
+    due = time.monotonic()
+    while not stop.is_set():
+        due += gap
+        try:
+            seconds, status, _ = search_once(http, gw, "search-beside", next(queries))
+        except urllib3.exceptions.HTTPError as exc:
+            errors[type(exc).__name__] = errors.get(type(exc).__name__, 0) + 1
+            continue
+        if status == 200:
+            samples.append(seconds)
+        else:
+            errors[str(status)] = errors.get(str(status), 0) + 1
+        stop.wait(max(0.0, due - time.monotonic()))
+    out.update({"p50_ms": ms(pct(samples, 0.5)), "p95_ms": ms(pct(samples, 0.95)),
+                "max_ms": ms(max(samples) if samples else None), "n": len(samples),
+                "errors": errors})
+
+
+def search_phases(gw, args, out):
+    """--search: each query back to back, the combined one per kind, then the 64 clients by
+    creation with and without SEARCH_RATE searches a second beside them."""
+    quick = args.quick
+    for name, query in SEARCHES.items():
+        out["search_" + name] = search_back_to_back(gw, query, 5 if quick else 40, 60)
+        log("search %s: %s" % (name, out["search_" + name]))
+    per_kind = out["search_by_kind"] = {}
+    for _path, _route, _key, kind in KINDS:
+        found = search_back_to_back(gw, SEARCHES["combined"] + " kind:" + kind,
+                                    3 if quick else 20, 30)
+        per_kind[kind] = {"p50_ms": found["p50_ms"], "matches": found["matches"],
+                          "errors": found["errors"]}
+    log("the combined search per kind: %s" % per_kind)
+    count = 8 if quick else CLIENTS
+    out["search_clients_without"] = clients(gw, "creation", args.clients_seconds, count=count,
+                                            processes=args.client_processes)
+    stop, beside = threading.Event(), {}
+    thread = threading.Thread(target=searches_beside, args=(gw, stop, beside), daemon=True)
+    thread.start()
+    try:
+        out["search_clients_with"] = clients(gw, "creation", args.clients_seconds, count=count,
+                                             processes=args.client_processes)
+    finally:
+        stop.set()
+        thread.join(60)
+    out["search_beside_clients"] = beside
+    without, with_ = out["search_clients_without"]["rps"], out["search_clients_with"]["rps"]
+    out["search_clients_rps_ratio"] = round(with_ / without, 2) if without else None
+    log("64 clients by creation without / with %s searches a second: %s / %s req/s; the "
+        "searches: %s" % (SEARCH_RATE, without, with_, beside))
+
+
 def gateway_restarts(gw):
     text = pool().request("GET", gw.url + "/metrics").data.decode()
     for line in text.splitlines():
@@ -617,6 +745,9 @@ def run_rate(standin, rate, args, directory, reference):
                 "spaced_0.25s": sequential(gw, sort, 3 if quick else 20, 0.25, 60)}
             log("page by %s: %s" % (sort, out["page_" + sort]))
         phase("pages")
+        if args.search:
+            search_phases(gw, args, out)
+            phase("search")
         out["clients16_creation"] = clients(gw, "creation", args.clients_seconds,
                                             count=4 if quick else 16,
                                             processes=args.client_processes)
@@ -774,6 +905,30 @@ def table(result):
         % (r["page_while_first_sync"].get("status"),
            r["page_while_first_sync"].get("first_answer_s"),
            r["page_while_first_sync"].get("to_200_s")))
+    if result.get("search"):
+        for name in SEARCHES:
+            row("search %s `%s`: p50/p95 (first), matches, CPU a search" % (
+                name, SEARCHES[name]), lambda r, n=name: "%s/%s ms (%s), %s, %s ms%s" % (
+                    r["search_" + n]["p50_ms"], r["search_" + n]["p95_ms"],
+                    r["search_" + n]["first_ms"], r["search_" + n]["matches"],
+                    r["search_" + n]["cpu_ms_per_search"],
+                    (", errors %s" % r["search_" + n]["errors"]) if r["search_" + n]["errors"]
+                    else ""))
+        row("the combined search per kind: p50 (matches)", lambda r: ", ".join(
+            "%s %s ms (%s)" % (k, v["p50_ms"], v["matches"])
+            for k, v in r["search_by_kind"].items()))
+        row("%g searches a second beside 64 clients: p50/p95/max, errors" % SEARCH_RATE,
+            lambda r: "%s/%s/%s ms, %s" % (
+                r["search_beside_clients"]["p50_ms"], r["search_beside_clients"]["p95_ms"],
+                r["search_beside_clients"]["max_ms"],
+                r["search_beside_clients"]["errors"] or "none"))
+        row("64 clients by creation without / with the searches: req/s (ratio), p95",
+            lambda r: "%s / %s req/s (%sx), %s / %s ms" % (
+                r["search_clients_without"]["rps"], r["search_clients_with"]["rps"],
+                r["search_clients_rps_ratio"], r["search_clients_without"]["p95_ms"],
+                r["search_clients_with"]["p95_ms"]))
+        row("RSS / high-water mark after the search phases", lambda r: "%s / %s MiB" % tuple(
+            r["rss_phases_mib"]["search"]))
     return "\n".join(lines)
 
 
@@ -793,6 +948,9 @@ def main(argv=None):
                         help="a few requests per phase and 8 clients (the smoke test)")
     parser.add_argument("--composition", action="store_true",
                         help="the whole cluster of issue #30 beside the pods, not pods only")
+    parser.add_argument("--search", action="store_true",
+                        help="also measure GET /api/v1/search (issue #38): each query back to "
+                             "back, per kind, and beside the 64 clients")
     parser.add_argument("--sidecar", action="store_true",
                         help="also measure the metrics sidecar's scrapes (--rates '' for only "
                              "that)")
@@ -801,7 +959,7 @@ def main(argv=None):
                              "far apart; the smoke test shortens it)")
     args = parser.parse_args(argv)
     result = {"pods": args.pods, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "composition": args.composition}
+              "composition": args.composition, "search": args.search}
     standin = StandIn(args.pods, max_seconds=3 * 3600, composed=args.composition)
     try:
         with tempfile.TemporaryDirectory(prefix="bench-scale-") as directory:

@@ -52,12 +52,12 @@ def test_bench_scale_sidecar_phase_at_300_pods(tmp_path):
 def test_bench_scale_composition_at_300_pods(tmp_path):
     """The whole cluster of issue #30 at 300 pods: every kind listed, synced and answering its
     pages, the pod phases as with pods only (their clients in two processes here), and the
-    cache's bytes per object of each kind."""
+    cache's bytes per object of each kind; and the searches of issue #38 (--search)."""
     out = tmp_path / "composition.json"
     subprocess.run([sys.executable, "-m", "tests.bench.bench_scale", "--pods", "300",
                     "--rates", "200", "--quick", "--clients-seconds", CLIENTS_SECONDS,
                     "--budget", "30", "--composition", "--client-processes", "2",
-                    "--json", str(out)], cwd=ROOT,
+                    "--search", "--json", str(out)], cwd=ROOT,
                    check=True, timeout=120,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     result = json.loads(out.read_text())
@@ -79,3 +79,15 @@ def test_bench_scale_composition_at_300_pods(tmp_path):
     assert rate["after_410"]["next_page_status"] == 200
     assert "| event list page: first after ready / p50 |" in result["table"]
     assert "| replicaset | 132 |" in result["table"]
+    for name in ("name", "status", "combined", "label"):
+        search = rate["search_" + name]
+        assert search["errors"] == {} and search["n"] == 5, (name, search)
+    # the app-00012 of 300 pods: its pods and what else carries its label
+    assert rate["search_label"]["matches"] >= 20 and rate["search_name"]["matches"] >= 20
+    assert rate["search_status"]["matches"] > 0 and rate["search_combined"]["matches"] > 0
+    assert all(k["errors"] == {} for k in rate["search_by_kind"].values())
+    assert rate["search_beside_clients"]["errors"] == {}
+    assert rate["search_beside_clients"]["n"] > 0
+    for phase in ("search_clients_without", "search_clients_with"):
+        assert rate[phase]["errors"] == {} and rate[phase]["requests"] > 0, phase
+    assert "| search combined " in result["table"]

@@ -58,7 +58,8 @@ def test_the_list_of_clusters(two_clusters, alpha, beta):
         for each in (alpha, beta):
             record = clusters[each.name]
             assert set(record) == {"name", "server", "version", "reachable", "cache", "default",
-                                   "path"}, record
+                                   "path", "authMode", "usable"}, record
+            assert record["usable"] is (True if each is seeded else None), record
             assert record["server"] == each.cluster.url, record
             assert record["version"].startswith("v1.20"), record
             assert record["reachable"] is True, record

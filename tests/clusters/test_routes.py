@@ -89,6 +89,21 @@ def test_lists_and_a_detail(where):
     assert detail.status == 200 and detail.json()["data"] == {"cluster": seeded.name}, detail
 
 
+def test_search_finds_that_clusters_objects_only(where):
+    """GET /api/v1/search under a cluster's path searches that cluster's cache (issue #38)."""
+    gw, seeded, other = where
+
+    def searched(q):
+        reply = gw.get("/api/v1/search", token=seeded.token, params={"q": q})
+        assert reply.status == 200, (q, reply)
+        return [(i["kind"], i["objectMeta"]["name"]) for i in reply.json()["items"]]
+    wait_for(lambda: searched("%s ns:%s" % (CONFIGMAP, seeded.namespace)) == [
+        ("configmap", CONFIGMAP)] or None, timeout=20, what="the search finding the config map")
+    assert searched("%s ns:%s" % (CONFIGMAP, other.namespace)) == []
+    assert ("namespace", seeded.namespace) in searched(seeded.namespace)
+    assert ("namespace", other.namespace) not in searched(other.namespace)
+
+
 def test_writes_reach_that_cluster_only(where):
     gw, seeded, other = where
     # A PUT: scaling the cluster's own deployment.

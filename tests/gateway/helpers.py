@@ -1,11 +1,21 @@
 """Helpers of the gateway service tests."""
 
+import json
 import re
 
 
 def full_log(gw):
     with open(gw.log_path, errors="replace") as f:
         return f.read()
+
+
+def audit_lines(gw):
+    """The audit entries a gateway wrote to its log, one JSON line each (audit/trail.py)."""
+    out = []
+    for line in full_log(gw).splitlines():
+        if line.startswith('{"id":'):
+            out.append(json.loads(line))
+    return out
 
 
 def assert_error(reply, code, reason=None, message_has=()):

@@ -33,7 +33,10 @@ def test_clusters_list_answers_at_once_with_what_is_known(clusters_ui, cluster, 
     for name in ("one", "two", "hung"):
         entry = by_name[name]
         assert set(entry) == {"name", "server", "version", "reachable", "cache", "default",
-                              "path"}
+                              "path", "authMode", "usable"}
+        assert entry["authMode"] == "forward"
+        # A pasted token: known usable at its own cluster only, never sent to another.
+        assert entry["usable"] is (True if name == "two" else None)
         assert entry["path"] == "/clusters/%s/" % name
         assert entry["default"] is (name == "one")
         assert entry["cache"] in ("stopped", "syncing", "synced")

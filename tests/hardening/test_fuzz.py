@@ -144,8 +144,9 @@ def test_the_fuzzer_finds_nothing(cluster, seeded_cluster, scratch, capsys, tmp_
         requests = log.count(" Incoming HTTP/")
         documented = {(method.upper(), path) for path, methods in
                       gw.get("/apidocs.json").json()["paths"].items() for method in methods}
-        writes_done = len(re.findall(r'Audit: user="system:serviceaccount:%s:fuzzer" '
-                                     r'verb=(?:PUT|POST|DELETE) .* status=2\d\d' % ns, log))
+        writes_done = len(re.findall(r'"user":"system:serviceaccount:%s:fuzzer".*'
+                                     r'"method":"(?:PUT|POST|DELETE)".*"status":2\d\d,' % ns,
+                                     log))
     finally:
         gw.stop()
     output = run.stdout + run.stderr

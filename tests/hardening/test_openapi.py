@@ -108,7 +108,8 @@ def test_real_answers_match_their_schemas(served, admin_token, seeded_cluster):
     for path, template in [("/api/v1/pod/kube-system", "/api/v1/pod/{namespace}"),
                            ("/api/v1/deployment", "/api/v1/deployment"),
                            ("/api/v1/node", "/api/v1/node"),
-                           ("/config", "/config"), ("/api/v1/locale", "/api/v1/locale")]:
+                           ("/config", "/config"), ("/api/v1/locale", "/api/v1/locale"),
+                           ("/api/v1/search?q=kube&itemsPerPage=20", "/api/v1/search")]:
         reply = gw.get(path, token=admin_token)
         assert reply.status == 200, reply
         jsonschema.validate(reply.json(), schema_of(doc, "get", template))

@@ -57,8 +57,9 @@ def test_no_secret_reaches_the_debug_log(cluster, admin_token, namespace):
         assert "Body of PUT /api/v1/_raw/secret" in log  # debug logging was on
         for shown in (value, encoded, pull["data"], admin_token, forged):
             assert shown not in log, shown[:12]
-        audit = [line for line in log.splitlines() if "Audit:" in line and "status=401" in line]
-        assert audit and all('user="system:serviceaccount:kube-system:admin" (unverified)'
-                             in line for line in audit), audit
+        audit = [json.loads(line) for line in log.splitlines()
+                 if line.startswith('{"id":') and '"status":401' in line]
+        assert audit and all((e["user"], e["userVerified"], e["userSource"]) == (
+            "system:serviceaccount:kube-system:admin", False, "claim") for e in audit), audit
     finally:
         gw.stop()

@@ -73,7 +73,7 @@ def test_sign_in_refresh_sign_out_and_another_group(oidc_setup, browser, context
     # The refresh token is out of the page's reach; the ID token is the UI's to send.
     cookies = {c["name"]: c for c in context.cookies(setup.url + "/oidc/refresh")}
     assert cookies["dashboard_oidc_refresh"]["httpOnly"]
-    assert cookies["dashboard_oidc_refresh"]["path"] == "/oidc/"
+    assert cookies["dashboard_oidc_refresh"]["path"] == "/"
     assert cookies["dashboard_oidc_refresh"]["sameSite"] == "Strict"
     assert "dashboard_oidc_refresh" not in page.evaluate("document.cookie")
     first = page.evaluate("window.ui.token()")

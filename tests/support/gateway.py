@@ -4,6 +4,7 @@ import copy
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -63,6 +64,12 @@ class Gateway:
         else:
             argv += ["--insecure-bind-address", "127.0.0.1", "--insecure-port", str(port)]
         argv += list(args)
+        audit_dir = None
+        if not any(str(a).startswith("--audit-db") for a in args):
+            # Each gateway its own audit database, gone with it (tests that keep one across
+            # a restart name theirs), never the user's state folder.
+            audit_dir = tempfile.mkdtemp(prefix="gateway-audit-")
+            argv += ["--audit-db", os.path.join(audit_dir, "audit.db")]
         if not any(str(a).startswith("--drain-period") for a in args):
             argv += ["--drain-period", "0"]  # tests stop gateways often; drain tests say so
         log = tempfile.NamedTemporaryFile(prefix="gateway-", suffix=".log", delete=False)
@@ -71,6 +78,7 @@ class Gateway:
         scheme = "https" if https else "http"
         gw = cls(proc, "%s://127.0.0.1:%d" % (scheme, port), log.name)
         gw.port = port
+        gw.audit_dir = audit_dir
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if proc.poll() is not None:
@@ -138,6 +146,8 @@ class Gateway:
         assert reply.status == 200, reply
         return reply.json()["token"]
 
+    audit_dir = None
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -146,3 +156,5 @@ class Gateway:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+        if self.audit_dir is not None:
+            shutil.rmtree(self.audit_dir, ignore_errors=True)

@@ -12,7 +12,7 @@ import pytest
 
 from dashboard_api.serving.errors import ApiError
 from dashboard_api.serving.sealing import Sealer, Ticket
-from dashboard_api.terminal import connection, execstream, protocol, terminal
+from dashboard_api.terminal import connection, endpoint, execstream, protocol, terminal
 from dashboard_api.terminal.execstream import ExecFailed, ExecStream
 from dashboard_api.terminal.owner import Owners
 from dashboard_api.terminal.sessions import BindRefused, Sessions, caller_key
@@ -106,6 +106,49 @@ def test_sealing_keeps_every_impersonation_line_in_order():
     sealer = Sealer(SECRET)
     opened = sealer.open(sealer.seal(Ticket("ns", "p", "c", None, "tok", lines, 1.0)))[1]
     assert opened.impersonation == lines
+
+
+def test_a_ticket_sealed_for_impersonation_says_so_and_older_ones_do_not():
+    sealer = Sealer(SECRET)
+    lines = (("Impersonate-User", "alice@example.com"), ("Impersonate-Group", "team-a"))
+    gateway = sealer.open(sealer.seal(Ticket("ns", "p", "c", None, "id-token", lines, 1.0,
+                                             via_gateway=True)))[1]
+    assert gateway.via_gateway and gateway.impersonation == lines
+    plain = sealer.open(sealer.seal(Ticket("ns", "p", "c", None, "tok", lines, 1.0)))[1]
+    assert not plain.via_gateway   # seven fields: the token runs, with the client's lines
+
+
+class FakeApi:
+    """Records which handle a terminal of make_sessions gets."""
+
+    def handle(self, token, impersonation):
+        return ("token", token, impersonation)
+
+    def impersonating(self, impersonation, key):
+        return ("gateway", key, impersonation)
+
+
+@pytest.mark.gen_test(timeout=5)
+async def test_only_an_impersonating_cluster_runs_a_ticket_with_the_gateways_credentials():
+    lines = (("Impersonate-User", "alice"),)
+    made = endpoint.make_sessions(FakeApi(), SECRET, "beta", impersonate=True)
+    session_id = made.issue("ns", "p", "c", None, "id-token", lines, via_gateway=True)
+    twin = endpoint.make_sessions(FakeApi(), SECRET, "beta", impersonate=True)
+    twin.make_terminal = lambda ticket, make=twin.make_terminal: Recorded(make(ticket))
+    assert twin.bind(session_id, "conn").terminal.handle == ("gateway", "id-token", lines)
+    # A replica serving the cluster in forward mode refuses it, and counts nothing for it.
+    forward = endpoint.make_sessions(FakeApi(), SECRET, "beta", impersonate=False)
+    with pytest.raises(BindRefused, match="no longer impersonates"):
+        forward.bind(session_id, "conn")
+    assert not forward._terminals_of and not forward.running
+
+
+class Recorded:
+    def __init__(self, terminal):
+        self.terminal = terminal
+
+    def start(self, conn, on_end):
+        pass
 
 
 def test_sealing_refuses_every_altered_byte_and_foreign_text():

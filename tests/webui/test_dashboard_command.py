@@ -2,6 +2,7 @@
 --web-ui-compat on, unless told otherwise."""
 
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -17,6 +18,7 @@ from tests.support.gateway import ROOT, Gateway
 def dashboard(cluster):
     """Starts bin/dashboard against the test cluster with extra arguments."""
     started = []
+    state = tempfile.mkdtemp(prefix="dashboard-state-")
 
     def start(*args):
         [port] = free_ports(1)
@@ -27,7 +29,8 @@ def dashboard(cluster):
         log = tempfile.NamedTemporaryFile(prefix="dashboard-", suffix=".log", delete=False)
         proc = subprocess.Popen(argv + list(args), cwd=ROOT, stdout=log,
                                 stderr=subprocess.STDOUT,
-                                env=dict(os.environ, DASHBOARD_PORT=str(port)))
+                                env=dict(os.environ, DASHBOARD_PORT=str(port),
+                                         DASHBOARD_STATE_DIR=state))
         gw = Gateway(proc, "http://127.0.0.1:%d" % port, log.name)
         started.append(gw)
         deadline = time.monotonic() + 30
@@ -40,9 +43,11 @@ def dashboard(cluster):
                 time.sleep(0.1)
         raise AssertionError("bin/dashboard did not listen within 30s:\n" + gw.log())
 
+    start.state = state
     yield start
     for gw in started:
         gw.stop()
+    shutil.rmtree(state, ignore_errors=True)
 
 
 def unauthorized_body(gw):
@@ -66,6 +71,9 @@ def test_web_root_turns_the_switch_on(dashboard, tmp_path):
     # Without a web root, / is the gateway's own home page (tests/webui/test_home_page.py).
     home = plain.get("/")
     assert home.status == 200 and b'<script src="home.js" defer>' in home.data
+    # The audit trail is kept in the state folder (across restarts: tests/audit/).
+    assert os.path.exists(os.path.join(dashboard.state, "audit.db"))
+    assert "audit trail: SQLite %s/audit.db" % dashboard.state in plain.log()
 
 
 @pytest.mark.parametrize("args,message", [

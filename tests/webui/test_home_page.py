@@ -266,3 +266,101 @@ def test_the_home_page_says_when_the_cluster_does_not_answer(page, cluster, home
             expect(page.locator("#stale")).to_be_hidden(timeout=30_000)
         finally:
             gw.stop()
+
+
+def search(page, query):
+    page.fill("#search-query", query)
+    page.click("#search-form button[type=submit]")
+
+
+def test_the_search_box_finds_every_kind_and_opens_what_it_found(page, home_gateway, home_ns,
+                                                                 admin_token):
+    """Results grouped by kind, each name opening its object: a pod's log, another object's
+    detail; a malformed query is the gateway's 400, said."""
+    page.goto(home_gateway.url + "/")
+    sign_in(page, admin_token)
+    expect(page.locator("#pods tbody tr").first).to_be_visible()
+    search(page, "hello ns:" + home_ns)
+    group = page.locator("#search-results .search-group[data-kind=pod]")
+    expect(group.locator("h3")).to_have_text("pod (1)")
+    row = group.locator("tr[data-name=hello]")
+    assert row.locator("td").all_text_contents() == ["hello", home_ns, "Running"]
+    row.locator("button").click()
+    expect(page.locator("#log-title")).to_have_text("Log of %s/hello (container app)" % home_ns)
+    expect(page.locator("#log-lines")).to_contain_text("line 3")
+
+    search(page, "kind:configmap|serviceaccount ns:" + home_ns)
+    configs = page.locator("#search-results .search-group[data-kind=configmap]")
+    expect(configs.locator("tr[data-name='kube-root-ca.crt']")).to_be_visible()
+    expect(page.locator("#search-results .search-group[data-kind=serviceaccount]")
+           .locator("tr[data-name=default]")).to_be_visible()
+    assert page.locator("#search-results .search-group").count() == 2
+    configs.locator("tr[data-name='kube-root-ca.crt'] button").click()
+    expect(page.locator("#object-title")).to_have_text("configmap %s/kube-root-ca.crt"
+                                                      % home_ns)
+    expect(page.locator("#object-body")).to_contain_text('"ca.crt"')
+
+    search(page, "hello foo:bar")
+    expect(page.locator("#search-message")).to_contain_text(
+        "The search failed (400): search query: term 'foo:bar': unknown prefix 'foo:'")
+    assert page.locator("#search-results .search-group").count() == 0
+    search(page, "no-such-thing-anywhere")
+    expect(page.locator("#search-note")).to_have_text("Nothing found.")
+
+
+def test_the_search_box_of_the_editor(page, home_gateway, team_pod, editor_token):
+    namespace, pod = team_pod
+    page.goto(home_gateway.url + "/")
+    sign_in(page, editor_token)
+    expect(pod_row(page, pod)).to_be_visible()
+    search(page, pod)
+    group = page.locator("#search-results .search-group[data-kind=pod]")
+    expect(group.locator("tr[data-name='%s']" % pod)).to_be_visible()
+    assert page.locator("#search-results tr").count() == 1
+    expect(page.locator("#search-skipped-title")).to_contain_text("kinds not searched")
+    expect(page.locator("#search-skipped-list")).to_contain_text(
+        "node: forbidden: you may not list nodes")
+
+
+def test_the_activity_view(page, home_gateway, home_ns, cluster, admin_token, norights_token):
+    """Changes made through the gateway, newest first, in the namespace chosen; paged; a token
+    without rights sees none of them."""
+    gw = home_gateway
+    ids = []
+    for i in range(22):   # more than a page of 20
+        name = "act-%02d" % i
+        reply = gw.request("PUT", "/api/v1/_raw/configmap/namespace/%s/name/%s" % (home_ns, name),
+                           token=admin_token, body={"apiVersion": "v1", "kind": "ConfigMap",
+                                                    "metadata": {"name": name}})
+        assert reply.status == 204, reply
+        ids.append(reply.headers["X-Request-Id"])
+    refused = gw.request("PUT", "/api/v1/_raw/configmap/namespace/%s/name/no" % home_ns,
+                         token=norights_token, body={"apiVersion": "v1", "kind": "ConfigMap",
+                                                     "metadata": {"name": "no"}})
+    assert refused.status == 403
+    page.goto(gw.url + "/#" + home_ns)
+    sign_in(page, admin_token)
+    expect(page.locator("#activity-title")).to_have_text("Activity in " + home_ns)
+    newest = page.locator("#activity-table tbody tr").first
+    expect(newest).to_have_attribute("data-request", refused.headers["X-Request-Id"])
+    texts = newest.locator("td").all_text_contents()
+    assert texts[1:] == ["nobody", "PUT raw-namespaced", "configmap %s/no" % home_ns,
+                         "403 Forbidden"], texts
+    second = page.locator("#activity-table tbody tr").nth(1).locator("td").all_text_contents()
+    assert second[1:] == ["unknown", "PUT raw-namespaced", "configmap %s/act-21" % home_ns,
+                          "204"], second
+    assert page.locator("#activity-table tbody tr").nth(1).locator("td.unverified").count() == 1
+    expect(page.locator("#activity-page")).to_have_text("page 1 of 2")
+    page.click("#activity-older")
+    expect(page.locator("#activity-page")).to_have_text("page 2 of 2")
+    expect(page.locator("#activity-table tbody tr")).to_have_count(3)
+    expect(page.locator("#activity-table tbody tr").last).to_have_attribute(
+        "data-request", ids[0])
+    assert page.is_disabled("#activity-older") and not page.is_disabled("#activity-newer")
+    page.screenshot(path="/tmp/dashboard-home-activity.png", full_page=True)
+    page.click("#signout")
+    # A token without rights sees none of it.
+    sign_in(page, norights_token)
+    expect(page.locator("#activity-note")).to_have_text(
+        "No changes here that this token may see.")
+    expect(page.locator("#activity-table tbody tr")).to_have_count(0)

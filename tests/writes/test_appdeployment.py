@@ -169,19 +169,20 @@ def test_a_file_failing_part_way_says_what_was_created(cluster, gateway, namespa
 
 def test_writes_leave_an_audit_line_with_the_user_name_and_never_the_token(
         cluster, gateway, namespace, admin_token):
-    from tests.gateway.helpers import full_log
+    from tests.gateway.helpers import audit_lines, full_log
     from tests.resources import kube
     token = kube.grant(cluster, namespace, "deployer", [
         {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create", "get"]}])
     content = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: audited}\n"
     assert from_file(gateway, token, namespace, content).status == 201
 
-    def audit_lines():  # written once the response has gone out
-        return [line for line in full_log(gateway).splitlines() if "Audit:" in line and
-                "/api/v1/appdeploymentfromfile" in line and "audited" in line]
-    mine = cluster.wait_for(audit_lines, timeout=10, what="the audit line")
-    assert 'user="system:serviceaccount:%s:deployer"' % namespace in mine[-1]
-    assert "verb=POST" in mine[-1] and "status=201" in mine[-1]
-    assert 'objects=["ConfigMap %s/audited"]' % namespace in mine[-1]
+    def entries():  # written once the response has gone out
+        return [e for e in audit_lines(gateway) if e["route"] == "appdeploymentfromfile"
+                and e["name"] == "audited"]
+    mine = cluster.wait_for(entries, timeout=10, what="the audit entry")[-1]
+    assert mine["user"] == "system:serviceaccount:%s:deployer" % namespace
+    assert mine["userVerified"] and mine["userSource"] == "token"
+    assert (mine["method"], mine["status"]) == ("POST", 201)
+    assert (mine["kind"], mine["namespace"]) == ("configmap", namespace)
     log = full_log(gateway)
     assert token not in log and admin_token not in log

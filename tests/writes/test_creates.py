@@ -34,20 +34,17 @@ def test_create_namespace(cluster, gateway, admin_token):
                                              body={"name": name}, csrf="namespace"), 409,
                              "AlreadyExists")
         assert name in again["message"]
-        # The audit line names the operation of the method, the object and the status.
-        from tests.gateway.helpers import full_log
-        def audit_lines():
-            lines = [line for line in full_log(gateway).splitlines()
-                     if "Audit:" in line and "operation=namespace-create" in line]
-            made = [i for i, line in enumerate(lines)
-                    if '"Namespace %s"' % name in line and "status=201" in line]
-            after = lines[made[0] + 1:] if made else []
-            if made and any("status=409" in line for line in after):
-                return [lines[made[0]]] + after
-            return None
-        lines = cluster.wait_for(audit_lines, timeout=10, what="the audit lines")
-        assert "status=201" in lines[0] and any("status=409" in line for line in lines[1:])
-        assert all('user="unknown"' in line for line in lines)  # a static token: no name
+        # The audit entries (one JSON line each) name the route, the object and the status.
+        from tests.gateway.helpers import audit_lines
+        def entries():
+            mine = [e for e in audit_lines(gateway) if e["route"] == "namespace-create"
+                    and e["name"] == name and e["status"] in (201, 409)]
+            return mine if [e["status"] for e in mine] == [201, 409] else None
+        lines = cluster.wait_for(entries, timeout=10, what="the audit entries")
+        assert all(e["kind"] == "namespace" and e["resource"] == "namespaces" for e in lines)
+        assert lines[1]["reason"] == "AlreadyExists"
+        # A static token names nobody.
+        assert all((e["user"], e["userVerified"]) == ("unknown", False) for e in lines)
         # The list on the same path shows it at once (the write waited for the watch cache).
         # Filtered by name: other tests' namespaces may fill the first page of 10.
         reply = gateway.get("/api/v1/namespace", token=admin_token,

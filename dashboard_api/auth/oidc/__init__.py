@@ -3,9 +3,10 @@
 One idea per module: ``http`` (calls to the provider, with deadlines and bounded answers),
 ``jwks`` (the provider's keys), ``idtoken`` (verifying an ID token), ``provider`` (discovery and
 the keys, cached), ``flow`` (state, nonce and PKCE sealed in a cookie), ``refreshcookie`` (the
-refresh token sealed in an HttpOnly cookie), ``relyingparty`` (authorization, code exchange,
-refresh, logout). The routes are in handlers/oidc.py. Configured by the ``--oidc-*`` flags;
-``make`` returns None without ``--oidc-issuer-url``.
+refresh token sealed in an HttpOnly cookie), ``sessioncookie`` (the current ID token sealed in
+an HttpOnly cookie of the whole gateway: one sign-in for every cluster), ``relyingparty``
+(authorization, code exchange, refresh, logout). The routes are in handlers/oidc.py. Configured
+by the ``--oidc-*`` flags; ``make`` returns None without ``--oidc-issuer-url``.
 """
 
 import urllib.parse
@@ -16,6 +17,7 @@ from dashboard_api.auth.oidc.http import Http
 from dashboard_api.auth.oidc.provider import Provider
 from dashboard_api.auth.oidc.refreshcookie import RefreshCookies
 from dashboard_api.auth.oidc.relyingparty import RelyingParty, Settings
+from dashboard_api.auth.oidc.sessioncookie import SessionCookies
 
 MAX_SECRET_BYTES = 4096
 
@@ -26,10 +28,11 @@ class OidcConfigError(ValueError):
 
 class SignIn:
     """What the routes use: ``rp`` (RelyingParty), ``flows`` (flow.Flows), ``refresh``
-    (refreshcookie.RefreshCookies)."""
+    (refreshcookie.RefreshCookies), ``sessions`` (sessioncookie.SessionCookies)."""
 
-    def __init__(self, rp, flows, refresh):
+    def __init__(self, rp, flows, refresh, sessions=None):
         self.rp, self.flows, self.refresh = rp, flows, refresh
+        self.sessions = sessions
 
     @property
     def settings(self):
@@ -93,4 +96,5 @@ def make(options, secret):
     if settings is None:
         return None
     provider = Provider(settings.issuer, Http(options.oidc_ca_file))
-    return SignIn(RelyingParty(settings, provider), Flows(secret), RefreshCookies(secret))
+    return SignIn(RelyingParty(settings, provider), Flows(secret), RefreshCookies(secret),
+                  SessionCookies(secret))

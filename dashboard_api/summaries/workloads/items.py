@@ -6,7 +6,8 @@ import hashlib
 
 import msgspec
 
-from dashboard_api.summaries.common import conditions, container_images, object_meta, type_meta, uid
+from dashboard_api.summaries.common import (conditions, container_images, object_meta,
+                                            spec_images, type_meta, uid)
 from dashboard_api.summaries.events import warnings
 
 
@@ -30,6 +31,11 @@ def _item(kind, obj, info_key, info):
     return {"objectMeta": object_meta(obj), "typeMeta": type_meta(kind), info_key: info,
             "containerImages": container_images(template),
             "initContainerImages": container_images(template, "initContainers")}
+
+
+def template_images(obj):
+    """The images of a workload's pod template (a search's ``image:``)."""
+    return spec_images(((obj.get("spec") or {}).get("template") or {}).get("spec"))
 
 
 def owned_pods(obj, rel):

@@ -105,6 +105,35 @@ deployment_list_status, deployment_status_counted = _counted_by(
     lambda rel: rel.owners_counted("deployment", ("replicasets", "pods", "events")))
 
 
+# The status a workload's list shows of it (a search's ``status:``, query/search.py): the
+# bucket its list status block counts it in, by the same rule and the same sets.
+
+def _status_text_by(failing_of, pending_of):
+    def status_text(obj, rel):
+        owner = uid(obj)
+        if owner and owner in failing_of(rel):
+            return "Failed"
+        if owner and owner in pending_of(rel):
+            return "Pending"
+        return "Running"
+    return status_text
+
+
+def _buckets_by(failing_of, pending_of):
+    """The same statuses as sets of UIDs (query.search.Facets.buckets)."""
+    def buckets(rel):
+        return (("Failed", failing_of(rel)), ("Pending", pending_of(rel))), "Running"
+    return buckets
+
+
+owned_status_text = _status_text_by(_warned_controllers, _pending_controllers)
+owned_status_buckets = _buckets_by(_warned_controllers, _pending_controllers)
+deployment_status_text = _status_text_by(lambda rel: rel.warned_deployments(),
+                                         lambda rel: rel.pending_deployments())
+deployment_status_buckets = _buckets_by(lambda rel: rel.warned_deployments(),
+                                        lambda rel: rel.pending_deployments())
+
+
 # Jobs: failed or complete by their conditions, else running when one of their pods runs (the
 # pods' "running_job" index, kept per event), else pending; facts (state, UID).
 _JOB_DONE = {"Failed": "failed", "Complete": "succeeded"}
@@ -115,6 +144,12 @@ def _job_state(obj):
         if c.get("status") == "True" and c.get("type") in _JOB_DONE:
             return c["type"]
     return "Running"
+
+
+def job_status_text(obj):
+    """What a job's list shows as its status (``jobStatus.status``): Complete, Failed or
+    Running."""
+    return _job_state(obj)
 
 
 def job_status_facts(obj):

@@ -1,5 +1,6 @@
 // The gateway's home page: what runs, sign-in with a bearer token, then a first look through
-// the API (namespaces, pods with status, CPU and memory, a pod's log).
+// the API (a search of every kind, namespaces, pods with status, CPU and memory, a pod's
+// log, the activity: the audit trail of changes and terminals, api/v1/audit).
 //
 // Everything from the cluster is put into the page with textContent, never as markup. The
 // token lives in this tab's sessionStorage and goes out only in the Authorization header;
@@ -9,7 +10,9 @@
 //
 // Every request is relative to the page's base: / for the default cluster, /clusters/{name}/
 // under a cluster's path (the gateway writes that <base>). The token is kept per base, so a
-// token given to one cluster is never sent to another opened later in the same tab.
+// token given to one cluster is never sent to another opened later in the same tab. A person
+// signed in with the provider at any cluster is signed in at every one: a page without a token
+// asks its own oidc/refresh, which answers from the gateway's session (issue #39).
 //
 // The lists update by themselves, with no timer: once signed in, the page opens one WebSocket
 // to the gateway (api/v1/live: the token in its first message, never in the URL), subscribes
@@ -30,6 +33,8 @@
   const COOKIE_PATH = BASE === "/" ? "/" : BASE.replace(/\/$/, "");
   const PAGE_NAMESPACES = 200;
   const PAGE_PODS = 100;
+  const PAGE_SEARCH = 50;
+  const PAGE_ACTIVITY = 20;
   const METRICS = "cpu/usage,memory/usage";
   const ALL = ""; // the namespace choice "All namespaces"
   const FALLBACK_MS = 10000; // list refreshes while the notices' connection is down
@@ -40,7 +45,8 @@
     Unknown: "status-warn",
   };
 
-  const state = { token: null, namespace: null, pod: null, oidc: false };
+  const state = { token: null, namespace: null, pod: null, oidc: false, search: null,
+                  activityPage: 1 };
   const $ = (id) => document.getElementById(id);
 
   class HttpError extends Error {
@@ -252,11 +258,14 @@
 
   // --- what runs, before sign-in -------------------------------------------------------------
 
+  // Whether the gateway offers sign-in with the provider.
   async function loadConfig() {
+    let oidc = false;
     try {
       const config = await api("config", false);
       $("version").textContent = config.version;
-      $("oidc-signin").hidden = (config.authenticationModes || []).indexOf("oidc") < 0;
+      oidc = (config.authenticationModes || []).indexOf("oidc") >= 0;
+      $("oidc-signin").hidden = !oidc;
     } catch (e) {
       $("version").textContent = "unknown (" + e.message + ")";
     }
@@ -268,6 +277,19 @@
         $("banner").hidden = false;
       }
     } catch (e) { /* no banner */ }
+    return oidc;
+  }
+
+  // A sign-in with the provider made at another cluster's page (or this one's, in another
+  // tab): this cluster's oidc/refresh sets its `token` cookie from the gateway's session.
+  async function tokenFromSession() {
+    try {
+      const reply = await fetch("oidc/refresh", { method: "POST", credentials: "same-origin",
+                                                  cache: "no-store" });
+      return reply.ok ? tokenFromSignIn() : null;
+    } catch (e) {
+      return null;
+    }
   }
 
   // --- sign-in -------------------------------------------------------------------------------
@@ -317,10 +339,14 @@
     try { sessionStorage.removeItem(OIDC_KEY); } catch (e) { /* memory only */ }
     state.namespace = null;
     state.pod = null;
+    state.search = null;
     $("cluster").textContent = "shown after sign-in";
     $("overview").hidden = true;
     $("signout").hidden = true;
     $("log").hidden = true;
+    $("object").hidden = true;
+    $("search-query").value = "";
+    clearSearch();
     $("signin").hidden = false;
     say("signin-message", message || "");
   }
@@ -399,7 +425,8 @@
     for (const button of $("namespaces").querySelectorAll("button")) {
       button.setAttribute("aria-current", String(button.dataset.namespace === name));
     }
-    await loadPods();
+    state.activityPage = 1;
+    await Promise.all([loadPods(), loadActivity()]);
   }
 
   // --- pods with CPU and memory --------------------------------------------------------------
@@ -477,6 +504,118 @@
     say("pods-note", notes.join(" "));
   }
 
+  // --- search: every kind at once (GET api/v1/search) ---------------------------------------
+
+  function clearSearch() {
+    $("search-results").replaceChildren();
+    $("search-skipped").hidden = true;
+    say("search-message", "");
+    say("search-note", "");
+  }
+
+  // The results, grouped by kind in the order the gateway ranked them; each name opens the
+  // object: a pod's log, any other object's detail.
+  async function runSearch(query) {
+    state.search = query;
+    clearSearch();
+    if (!query) return;
+    let body;
+    try {
+      body = await api("api/v1/search?itemsPerPage=" + PAGE_SEARCH + "&q="
+        + encodeURIComponent(query), true);
+    } catch (e) {
+      if (e.status === 401) {
+        failed("Searching", e);
+        return;
+      }
+      say("search-message", "The search failed" + (e.status ? " (" + e.status + ")" : "")
+        + ": " + e.message);
+      return;
+    }
+    if (state.search !== query) return; // another search was asked meanwhile
+    const totals = {};
+    for (const entry of body.kinds || []) totals[entry.kind] = entry.totalItems;
+    const groups = new Map();
+    for (const item of body.items || []) {
+      if (!groups.has(item.kind)) groups.set(item.kind, []);
+      groups.get(item.kind).push(item);
+    }
+    const results = $("search-results");
+    for (const [kind, items] of groups) {
+      const group = element("section", null, "search-group");
+      group.dataset.kind = kind;
+      group.appendChild(element("h3", kind + " (" + (totals[kind] || items.length) + ")"));
+      const table = element("table");
+      const rows = element("tbody");
+      for (const item of items) {
+        const meta = item.objectMeta || {};
+        const row = element("tr");
+        row.dataset.name = meta.name || "";
+        row.dataset.namespace = meta.namespace || "";
+        const cell = element("td");
+        const open = element("button", meta.name, "link");
+        open.type = "button";
+        open.addEventListener("click", () => openObject(item));
+        cell.appendChild(open);
+        row.appendChild(cell);
+        row.appendChild(element("td", meta.namespace || ""));
+        row.appendChild(element("td", item.status || "",
+          item.status ? (STATUS_CLASS[item.status] || "") : ""));
+        rows.appendChild(row);
+      }
+      table.appendChild(rows);
+      group.appendChild(table);
+      results.appendChild(group);
+    }
+    const total = body.listMeta ? body.listMeta.totalItems : 0;
+    const shown = (body.items || []).length;
+    if (!total) say("search-note", "Nothing found.");
+    else if (total > shown) say("search-note", "The first " + shown + " of " + total
+      + " matches: narrow the search (label:, ns:, status:, kind:...).");
+    const skipped = body.skipped || [];
+    if (skipped.length) {
+      $("search-skipped-title").textContent = skipped.length + " kinds not searched";
+      const list = $("search-skipped-list");
+      list.replaceChildren();
+      for (const entry of skipped) list.appendChild(element("li", entry.kind + ": " + entry.reason));
+      $("search-skipped").hidden = false;
+    }
+  }
+
+  async function openObject(item) {
+    const meta = item.objectMeta || {};
+    if (item.kind === "pod") {
+      await showLog({ objectMeta: meta, containerStatuses: [] });
+      $("log").scrollIntoView();
+      return;
+    }
+    const where = (meta.namespace ? meta.namespace + "/" : "") + meta.name;
+    $("object").hidden = false;
+    $("object-title").textContent = item.kind + " " + where;
+    $("object-body").textContent = "Loading…";
+    $("object").scrollIntoView();
+    let shown = item; // a kind without a detail route: what the search said of it
+    if (item.kind === "secret") { // its data is never put on this page
+      $("object-body").textContent = JSON.stringify(shown, null, 2);
+      return;
+    }
+    try {
+      shown = await api("api/v1/" + segment(item.kind) + "/"
+        + (meta.namespace ? segment(meta.namespace) + "/" : "") + segment(meta.name), true);
+    } catch (e) {
+      if (e.status === 401) {
+        failed("Reading the object", e);
+        return;
+      }
+      if (e.status !== 404 && e.status !== 405) {
+        $("object-body").textContent = "The object cannot be read (" + e.status + "): "
+          + e.message;
+        return;
+      }
+    }
+    $("object-body").textContent = JSON.stringify(shown, null, 2);
+  }
+
   // --- a pod's log ---------------------------------------------------------------------------
 
   function containersOf(pod) {
@@ -522,6 +661,83 @@
     $("log-lines").textContent = lines.length ? lines.join("\n") : "(the log is empty)";
   }
 
+  // --- the activity: who changed what (the audit trail) ---------------------------------------
+
+  function outcome(entry) {
+    if (entry.route === "terminal") {
+      const d = entry.details || {};
+      if (d.event === "opened") return "terminal opened";
+      return "terminal closed" + (d.reason ? ": " + d.reason : "");
+    }
+    return entry.status + (entry.reason ? " " + entry.reason : "");
+  }
+
+  function objectOf(entry) {
+    const where = entry.namespace ? entry.namespace + "/" : "";
+    const what = entry.kind ? entry.kind + " " : "";
+    const container = entry.details && entry.details.container
+      ? " (" + entry.details.container + ")" : "";
+    return what + where + (entry.name || "") + container;
+  }
+
+  async function loadActivity() {
+    const namespace = state.namespace;
+    const page = state.activityPage;
+    $("activity-title").textContent = "Activity in " + (namespace || "all namespaces");
+    say("activity-note", "");
+    let body;
+    try {
+      body = await api("api/v1/audit?itemsPerPage=" + PAGE_ACTIVITY + "&page=" + page
+        + (namespace ? "&namespace=" + encodeURIComponent(namespace) : ""), true);
+    } catch (e) {
+      if (e.status === 401) {
+        failed("Reading the activity", e);
+        return;
+      }
+      $("activity-table").tBodies[0].replaceChildren();
+      say("activity-note", e.status === 404
+        ? "This gateway keeps its audit trail in its log only."
+        : "The activity cannot be read (" + e.status + "): " + e.message);
+      $("activity-older").disabled = $("activity-newer").disabled = true;
+      return;
+    }
+    if (namespace !== state.namespace || page !== state.activityPage) return;
+    const rows = $("activity-table").tBodies[0];
+    rows.replaceChildren();
+    const entries = body.entries || [];
+    for (const entry of entries) {
+      const row = element("tr");
+      row.dataset.request = entry.requestId;
+      row.appendChild(element("td", new Date(entry.time).toLocaleString()));
+      const who = element("td", entry.user, entry.userVerified ? "" : "unverified");
+      if (!entry.userVerified) who.title = "not verified: the name the request claimed";
+      row.appendChild(who);
+      row.appendChild(element("td", entry.route === "terminal" ? "terminal"
+        : entry.method + " " + entry.route));
+      row.appendChild(element("td", objectOf(entry)));
+      row.appendChild(element("td", outcome(entry), entry.status < 400 ? "status-ok"
+        : "status-bad"));
+      if (entry.message) row.lastChild.title = entry.message;
+      rows.appendChild(row);
+    }
+    const total = body.listMeta ? body.listMeta.totalItems : entries.length;
+    const pages = Math.max(1, Math.ceil(total / PAGE_ACTIVITY));
+    $("activity-page").textContent = total ? "page " + page + " of " + pages : "";
+    $("activity-newer").disabled = page <= 1;
+    $("activity-older").disabled = page >= pages;
+    const notes = [];
+    if (!entries.length) notes.push("No changes here that this token may see.");
+    for (const error of body.errors || []) {
+      if (error.ErrStatus && error.ErrStatus.message) notes.push(error.ErrStatus.message);
+    }
+    say("activity-note", notes.join(" "));
+  }
+
+  function activityPage(step) {
+    state.activityPage = Math.max(1, state.activityPage + step);
+    loadActivity();
+  }
+
   // --- start ---------------------------------------------------------------------------------
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -537,6 +753,13 @@
       if (oidc) location.assign("oidc/logout");
     });
     $("refresh").addEventListener("click", () => loadNamespaces());
+    $("search-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      runSearch($("search-query").value.trim());
+    });
+    $("activity-refresh").addEventListener("click", () => loadActivity());
+    $("activity-older").addEventListener("click", () => activityPage(1));
+    $("activity-newer").addEventListener("click", () => activityPage(-1));
     $("namespace-form").addEventListener("submit", (event) => {
       event.preventDefault();
       const name = $("namespace-name").value.trim();
@@ -545,8 +768,15 @@
       state.namespace = name;
       loadNamespaces();
     });
-    loadConfig();
-    const fromProvider = tokenFromSignIn();
+    const configured = loadConfig();
+    start(configured);
+  });
+
+  async function start(configured) {
+    let fromProvider = tokenFromSignIn();
+    if (fromProvider === null && !storedToken() && await configured) {
+      fromProvider = await tokenFromSession();
+    }
     try {
       if (fromProvider !== null) sessionStorage.setItem(OIDC_KEY, "1");
       state.oidc = sessionStorage.getItem(OIDC_KEY) === "1";
@@ -555,5 +785,5 @@
     }
     const token = fromProvider || storedToken();
     if (token) signIn(token, true);
-  });
+  }
 }());

@@ -253,3 +253,25 @@ def test_fingerprint_keeps_no_secret(tmp_path):
     entry = sources.read(opts("--kubeconfig", path))[0][0]
     assert "s3cret" not in entry.fingerprint and "s3cret" not in repr(entry)
     assert len(entry.fingerprint) == 64
+
+
+def test_cluster_auth_modes(tmp_path):
+    path = kubeconfig(tmp_path / "kc", ["prod/eu", "dev"], current="dev")
+    options_ = opts("--kubeconfig", path, "--cluster-auth", "prod/eu=impersonate",
+                    "--cluster-auth", "forward")
+    entries, default = sources.read(options_)
+    # A context's name as kubectl spells it names its path name; a bare mode: the default.
+    assert sources.auth_modes(options_, entries, default) == {"prod-eu": "impersonate",
+                                                              "dev": "forward"}
+    assert sources.auth_modes(opts("--kubeconfig", path), entries, default) == {}
+
+
+@pytest.mark.parametrize("flag, why", [("staging=impersonate", "no such cluster"),
+                                       ("dev=trust", "forward or impersonate"),
+                                       ("impersonated", "forward or impersonate")])
+def test_cluster_auth_flag_refused(tmp_path, flag, why):
+    path = kubeconfig(tmp_path / "kc", ["dev"], current="dev")
+    options_ = opts("--kubeconfig", path, "--cluster-auth", flag)
+    entries, default = sources.read(options_)
+    with pytest.raises(ConfigError, match=why):
+        sources.auth_modes(options_, entries, default)

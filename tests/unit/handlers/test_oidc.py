@@ -54,10 +54,12 @@ class Browser:
             self.base + path, method=method, headers=hdrs, follow_redirects=False,
             raise_error=False, body=b"" if method == "POST" else None)
         response.cookies = {}
+        response.cookie_lines = []   # (name, value, path) of every Set-Cookie line
         for line in response.headers.get_list("Set-Cookie"):
             cookie = http.cookies.SimpleCookie(line)
             for name, morsel in cookie.items():
                 response.cookies[name] = (morsel.value, morsel, line)
+                response.cookie_lines.append((name, morsel.value, morsel["path"]))
                 if morsel["max-age"] == "0" or morsel["expires"] and not morsel.value:
                     jar.pop(name, None)
                 else:
@@ -128,7 +130,7 @@ def test_sign_in_sets_the_ui_token_and_a_sealed_refresh_cookie(served, caplog):
         assert token["path"] == "/" and not token["httponly"] and token["secure"]
         assert token["samesite"] == "Lax" and 290 <= int(token["max-age"]) <= 300
         sealed, refresh, line = back.cookies[pages.REFRESH_COOKIE]
-        assert refresh["path"] == "/oidc/" and refresh["httponly"] and refresh["secure"]
+        assert refresh["path"] == "/" and refresh["httponly"] and refresh["secure"]
         assert refresh["samesite"] == "Strict"
         assert "rt-alice" not in sealed
         assert browser.jar.get(pages.FLOW_COOKIE) is None  # spent

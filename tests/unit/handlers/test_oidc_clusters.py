@@ -21,6 +21,7 @@ from dashboard_api.auth.oidc.flow import Flows
 from dashboard_api.auth.oidc.provider import Provider
 from dashboard_api.auth.oidc.refreshcookie import RefreshCookies
 from dashboard_api.auth.oidc.relyingparty import RelyingParty, Settings
+from dashboard_api.auth.oidc.sessioncookie import SessionCookies
 from dashboard_api.handlers import picker, static
 from dashboard_api.serving import requestlog, routes
 from dashboard_api.serving.paths import split_path
@@ -55,7 +56,7 @@ def served(tmp_path):
     fake = oidc.FakeProvider([KEY])
     settings = Settings(oidc.ISSUER, oidc.CLIENT, REDIRECT, scopes=("openid", "email"))
     signin = SignIn(RelyingParty(settings, Provider(oidc.ISSUER, fake)), Flows(SECRET),
-                    RefreshCookies(SECRET))
+                    RefreshCookies(SECRET), SessionCookies(SECRET))
     options = parse(["--web-root", str(tmp_path)])
     oidc_routes = [r for r in route_table.all_routes() if r.template.startswith("/oidc/")]
     clusters = Clusters([types.SimpleNamespace(name="one", default=True),
@@ -100,18 +101,62 @@ def test_a_sign_in_from_a_cluster_s_path_is_that_cluster_s(served):
         assert back.code == 303 and back.headers["Location"] == "/clusters/two/#/pod"
         token = back.cookies["token"][1]
         assert token["path"] == "/clusters/two" and token["samesite"] == "Lax"
+        # The sign-in's own cookies are the whole gateway's (one sign-in, every cluster).
         refresh = back.cookies[pages.REFRESH_COOKIE][1]
-        assert refresh["path"] == "/clusters/two/oidc/" and refresh["httponly"]
-        # Refreshed at the cluster's path: the new token cookie for that path again.
+        assert refresh["path"] == "/" and refresh["httponly"] and refresh["samesite"] == "Strict"
+        session = back.cookies[pages.SESSION_COOKIE][1]
+        assert session["path"] == "/" and session["httponly"] and session["samesite"] == "Lax"
+        assert back.cookies["token"][0] not in back.cookies[pages.SESSION_COOKIE][0]  # sealed
+        # Refreshed at the cluster's path: the token cookie for that path again.
         renewed = await browser.call("/clusters/two/oidc/refresh", method="POST")
         assert renewed.code == 200
         assert renewed.cookies["token"][1]["path"] == "/clusters/two"
-        assert renewed.cookies[pages.REFRESH_COOKIE][1]["path"] == "/clusters/two/oidc/"
-        # Signed out there: both cookies dropped at those paths.
+        # Signed out there: every UI's token cookie and the shared ones dropped.
         out = await browser.call("/clusters/two/oidc/logout")
-        assert out.cookies["token"][0] == "" and out.cookies["token"][1]["path"] == \
-            "/clusters/two"
-        assert out.cookies[pages.REFRESH_COOKIE][1]["path"] == "/clusters/two/oidc/"
+        dropped = {(name, path) for name, value, path in out.cookie_lines if value == ""}
+        assert {("token", "/"), ("token", "/clusters/one"), ("token", "/clusters/two"),
+                (pages.REFRESH_COOKIE, "/"), (pages.SESSION_COOKIE, "/")} <= dropped
+    run(scenario)
+
+
+def test_one_sign_in_serves_every_cluster_without_the_provider(served):
+    fake, run = served
+
+    async def scenario(browser):
+        await sign_in(browser, fake, "/clusters/two/oidc/login")
+        calls = len(fake.calls)
+        browser.jar.pop("token")   # Path=/clusters/two: not sent to /clusters/one/
+        # Another cluster's UI without a token of its own goes through its refresh, which
+        # sets its token cookie from the session: no sign-in page, no call to the provider.
+        first = await browser.call("/clusters/one/")
+        assert first.code == 303 and "/clusters/one/oidc/refresh?" in first.headers["Location"]
+        back = await browser.call(first.headers["Location"])
+        assert back.code == 303 and back.headers["Location"] == "/clusters/one/"
+        assert back.cookies["token"][1]["path"] == "/clusters/one"
+        renewed = await browser.call("/clusters/one/oidc/refresh", method="POST")
+        assert renewed.code == 200 and renewed.cookies["token"][1]["path"] == "/clusters/one"
+        assert len(fake.calls) == calls
+        # An ID token near its end is renewed with the refresh token (a call to the token
+        # endpoint, still no sign-in page), and the session follows.
+        fake.lifetime = 1
+        await sign_in(browser, fake, "/clusters/two/oidc/login")
+        fake.lifetime = 300
+        calls = len(fake.calls)
+        again = await browser.call("/clusters/one/oidc/refresh", method="POST")
+        assert again.code == 200 and pages.SESSION_COOKIE in again.cookies
+        assert [c for c in fake.calls[calls:] if c[0].endswith("/token")]
+        # Signed out at one cluster: nothing to refresh at the other any more.
+        await browser.call("/clusters/one/oidc/logout")
+        assert (await browser.call("/clusters/two/oidc/refresh", method="POST")).code == 401
+    run(scenario)
+
+
+def test_a_planted_session_cookie_is_refused(served):
+    fake, run = served
+
+    async def scenario(browser):
+        browser.jar[pages.SESSION_COOKIE] = oidc.token(KEY, oidc.claims())   # not sealed
+        assert (await browser.call("/clusters/one/oidc/refresh", method="POST")).code == 401
     run(scenario)
 
 
@@ -136,7 +181,7 @@ def test_a_sign_in_at_the_root_is_the_default_cluster_s(served):
         back = await sign_in(browser, fake, "/oidc/login")
         assert back.code == 303 and back.headers["Location"] == "/clusters/one/"
         assert back.cookies["token"][1]["path"] == "/clusters/one"
-        assert back.cookies[pages.REFRESH_COOKIE][1]["path"] == "/clusters/one/oidc/"
+        assert back.cookies[pages.REFRESH_COOKIE][1]["path"] == "/"
     run(scenario)
 
 

@@ -1,148 +1,74 @@
-"""Access answers through an outage of the API server (lists/access.py): the last answer serves
-those it was given to, for the outage memory; one review at a time finds out whether the API
-server is back; a token never answered gets a 503, a JWT past its exp a 401."""
+"""What a SelfSubjectRulesReview says a caller may list (lists/access.py Rules), and the rules
+remembered per caller and namespace like the access answers."""
 
 import asyncio
-import types
 
-import pytest
+from dashboard_api.kubeapi.discovery import Resource
+from dashboard_api.lists.access import Access, Budget, Rules
 
-from dashboard_api.lists.access import Access, Unreachable
-from dashboard_api.serving.errors import ApiError
-from tests.cluster.users import expired_jwt
+EDIT = {"resourceRules": [
+    {"verbs": ["get", "list", "watch"], "apiGroups": [""], "resources": ["pods", "configmaps"]},
+    {"verbs": ["*"], "apiGroups": ["apps"], "resources": ["deployments"]},
+    {"verbs": ["list"], "apiGroups": [""], "resources": ["secrets"], "resourceNames": ["one"]},
+    {"verbs": ["create"], "apiGroups": ["batch"], "resources": ["jobs"]},
+], "incomplete": False}
 
-PODS = types.SimpleNamespace(group="", plural="pods", path=lambda ns=None: "/api/v1/pods")
+
+def test_rules_grant_list_as_the_api_server_reads_them():
+    rules = Rules(EDIT)
+    assert rules.may_list("", "pods") and rules.may_list("apps", "deployments")
+    assert rules.may_list("", "secrets") is False      # named objects only: never a list
+    assert rules.may_list("batch", "jobs") is False
+    assert rules.may_list("apps", "pods") is False
+    everything = Rules({"resourceRules": [{"verbs": ["list"], "apiGroups": ["*"],
+                                           "resources": ["*"]}]})
+    assert everything.may_list("storage.k8s.io", "csidrivers")
+    unsure = Rules({"resourceRules": EDIT["resourceRules"], "incomplete": True})
+    assert unsure.may_list("", "pods") is True and unsure.may_list("batch", "jobs") is None
+    assert Rules({}).may_list("", "pods") is False
 
 
-class Server:
-    """The API server as the access reviews see it: up (answering ``allowed``) or away."""
+class _Handle:
+    token = "t"
+    impersonation = None
 
     def __init__(self):
-        self.up = True
-        self.allowed = True
-        self.reviews = 0
-        self.gets = 0
+        self.asked = []
+
+    async def rules(self, namespace):
+        self.asked.append(namespace)
+        return EDIT
 
 
-class Handle:
-    def __init__(self, server, token="token-a"):
-        self.server = server
-        self.token = token
-        self.impersonation = ()
+def test_rules_are_remembered_per_caller_and_namespace_and_bounded_by_the_budget():
+    access, handle = Access(), _Handle()
 
+    async def scenario():
+        first = await asyncio.gather(*(access.rules(handle, "a") for _ in range(3)))
+        again = await access.rules(handle, "a")
+        budget = Budget(1)
+        other = await access.rules(handle, "b", budget=budget)
+        refused = await access.rules(handle, "c", budget=budget)
+        return first, again, other, refused
+    first, again, other, refused = asyncio.run(scenario())
+    assert handle.asked == ["a", "b"]
+    assert all(r is first[0] for r in first) and again is first[0]
+    assert other.may_list("", "pods") and refused is None
+
+
+class _Reviewer(_Handle):
     async def can_i(self, **attributes):
-        self.server.reviews += 1
-        await asyncio.sleep(0)
-        if not self.server.up:
-            raise ApiError(503, "the API server is unreachable: NewConnectionError")
-        return self.server.allowed
-
-    async def get(self, path, params=None):
-        self.server.gets += 1
-        if not self.server.up:
-            raise ApiError(503, "the API server is unreachable: NewConnectionError")
-        raise ApiError(403, 'pods is forbidden: User "a" cannot list resource "pods"')
+        self.asked.append(attributes)
+        return attributes.get("namespace") != "no"
 
 
-def access(now, wall=2_000_000_000.0, memory=3600.0):
-    return Access(ttl=5.0, clock=lambda: now[0], memory=memory, wall=lambda: wall)
-
-
-def run(coro):
-    return asyncio.new_event_loop().run_until_complete(coro)
-
-
-def test_the_last_answer_serves_those_it_was_given_to_while_the_server_is_away():
-    async def scenario():
-        now, server = [0.0], Server()
-        answers = access(now)
-        known, stranger = Handle(server), Handle(server, "token-b")
-        assert await answers.allowed(known, "list", PODS) is True
-        assert answers.knows("token-a") and not answers.knows("token-b")
-        server.up = False
-        now[0] = 10.0   # past the ttl
-        assert await answers.allowed(known, "list", PODS) is True
-        assert answers.away() and answers.remembered == 1
-        with pytest.raises(Unreachable) as raised:
-            await answers.allowed(stranger, "list", PODS)
-        assert raised.value.code == 503
-        assert "has not checked these credentials before" in raised.value.message
-        # Past the memory: as a stranger.
-        now[0] = 3700.0
-        with pytest.raises(Unreachable) as raised:
-            await answers.allowed(known, "list", PODS)
-        assert "too long ago" in raised.value.message
-        await asyncio.sleep(0.01)   # the probe that went out meanwhile
-    run(scenario())
-
-
-def test_one_review_at_a_time_finds_out_whether_the_server_is_back():
-    async def scenario():
-        now, server = [0.0], Server()
-        answers = access(now)
-        handle = Handle(server)
-        await answers.allowed(handle, "list", PODS)
-        server.up = False
-        now[0] = 10.0
-        await answers.allowed(handle, "list", PODS)       # the review that met the outage
-        reviews = server.reviews
-        for ns in ("a", "b", "c"):                         # other keys: from memory, no review
-            with pytest.raises(Unreachable):
-                await answers.allowed(handle, "list", PODS, ns)
-        assert server.reviews == reviews
-        now[0] = 16.0                                      # a ttl later: one probe goes out
-        for _ in range(3):
-            assert await answers.allowed(handle, "list", PODS) is True
-        await asyncio.sleep(0.01)
-        assert server.reviews == reviews + 1 and answers.away()
-        server.up = True
-        now[0] = 22.0
-        await answers.allowed(handle, "list", PODS)        # from memory, and a probe
-        await asyncio.sleep(0.01)
-        assert not answers.away()                          # the probe was answered
-    run(scenario())
-
-
-def test_a_jwt_past_its_expiry_is_refused_while_the_server_is_away():
-    async def scenario():
-        now, server = [0.0], Server()
-        answers = access(now)
-        handle = Handle(server, expired_jwt("alice"))
-        assert await answers.allowed(handle, "list", PODS) is True   # the server took it
-        server.up = False
-        now[0] = 10.0
-        with pytest.raises(ApiError) as raised:
-            await answers.allowed(handle, "list", PODS)
-        assert raised.value.code == 401 and "the token expired at 2001-" in raised.value.message
-    run(scenario())
-
-
-def test_a_refusal_stays_the_api_servers_own_while_it_is_away():
-    async def scenario():
-        now, server = [0.0], Server()
-        server.allowed = False
-        answers = access(now)
-        handle = Handle(server)
-        with pytest.raises(ApiError) as first:
-            await answers.require_list(handle, PODS, ())
-        server.up = False
-        now[0] = 10.0
-        gets = server.gets
-        with pytest.raises(ApiError) as again:
-            await answers.require_list(handle, PODS, ())
-        assert again.value is first.value and server.gets <= gets + 1
-    run(scenario())
-
-
-def test_without_memory_an_outage_is_the_api_servers_error():
-    async def scenario():
-        now, server = [0.0], Server()
-        answers = access(now, memory=0)
-        handle = Handle(server)
-        await answers.allowed(handle, "list", PODS)
-        server.up = False
-        now[0] = 10.0
-        with pytest.raises(ApiError) as raised:
-            await answers.allowed(handle, "list", PODS)
-        assert raised.value.code == 503 and not isinstance(raised.value, Unreachable)
-    run(scenario())
+def test_known_is_the_remembered_answer_and_asks_nothing():
+    access, handle = Access(), _Reviewer()
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+    assert access.known(handle, "list", pods, "a") is None
+    assert asyncio.run(access.allowed(handle, "list", pods, "a")) is True
+    assert asyncio.run(access.allowed(handle, "list", pods, "no")) is False
+    asked = len(handle.asked)
+    assert access.known(handle, "list", pods, "a") is True
+    assert access.known(handle, "list", pods, "no") is False
+    assert access.known(handle, "list", pods, "b") is None and len(handle.asked) == asked

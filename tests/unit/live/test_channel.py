@@ -4,16 +4,14 @@ of messages, and clear closes."""
 import asyncio
 import json
 
-from dashboard_api.live.channel import (BAD_MESSAGE, MAX_BURST, MAX_SUBSCRIPTIONS, TOO_MANY,
-                                        TOO_SLOW, UNAUTHORIZED, Channel)
+from dashboard_api.live.channel import (BAD_MESSAGE, FORBIDDEN, MAX_BURST, MAX_SUBSCRIPTIONS,
+                                        TOO_MANY, TOO_SLOW, UNAUTHORIZED, Channel)
+from dashboard_api.serving.errors import ApiError
 
 
 class Hub:
     def __init__(self):
         self.joined, self.left, self.subscribed = [], [], []
-
-    def handle(self, token, impersonation):
-        return ("handle", token, impersonation)
 
     def join(self, channel):
         self.joined.append(channel)
@@ -32,9 +30,13 @@ class Hub:
 def channel(now=None, accept=True):
     now = now or [0.0]
     hub, sent, closes = Hub(), [], []
+    async def handle_for(token):
+        if token == "refused":
+            raise ApiError(403, "Impersonate-* headers are refused on cluster c")
+        return ("handle", token)
     ch = Channel(hub, lambda m: accept and (sent.append(m) or True),
-                 lambda code, reason: closes.append((code, reason)),
-                 impersonation=(("Impersonate-User", "bob"),), clock=lambda: now[0])
+                 lambda code, reason: closes.append((code, reason)), handle_for,
+                 clock=lambda: now[0])
     return ch, hub, sent, closes
 
 
@@ -52,9 +54,13 @@ def test_the_token_comes_first():
     assert closes[0][0] == UNAUTHORIZED
     ch, hub, _, closes = channel()
     run(ch.receive(json.dumps({"type": "auth", "token": "abc"})))
-    assert hub.joined == [ch] and ch.handle == ("handle", "abc", (("Impersonate-User", "bob"),))
+    assert hub.joined == [ch] and ch.handle == ("handle", "abc")
     run(ch.receive(json.dumps({"type": "auth", "token": "abc"})))
     assert closes == [(BAD_MESSAGE, "already signed in on this connection")]
+    ch, hub, _, closes = channel()   # credentials the cluster refuses as sent
+    run(ch.receive(json.dumps({"type": "auth", "token": "refused"})))
+    assert closes == [(FORBIDDEN, "Impersonate-* headers are refused on cluster c")]
+    assert hub.joined == []
 
 
 def test_ids_and_subscriptions_are_bounded():

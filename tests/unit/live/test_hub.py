@@ -46,8 +46,8 @@ class World:
         self.since = None
         self.now = 100.0
         self.cluster = types.SimpleNamespace(
-            name="c", api=types.SimpleNamespace(handle=lambda token, imp: ("handle", token)),
-            pipeline=Pipeline(self), cache=None, unanswered_since=lambda: self.since)
+            name="c", api=None, pipeline=Pipeline(self), cache=None,
+            unanswered_since=lambda: self.since)
         self.hub = Hub(self.cluster, clock=lambda: self.now, wall=lambda: 2e9)
         self.hub._wake = lambda: None   # the tests turn the loop themselves
 
@@ -55,9 +55,9 @@ class World:
         sent, closed = [], []
         channel = Channel(self.hub, lambda m: sent.append(m) or True,
                           lambda code, reason: closed.append((code, reason)),
-                          clock=lambda: self.now)
+                          handle_for=None, clock=lambda: self.now)
         channel.sent, channel.closes = sent, closed
-        channel.authenticated(token)
+        channel.signed_in(("handle", token), token)
         return channel
 
     def change(self, tag):

@@ -3,6 +3,7 @@
 import pytest
 
 from dashboard_api.live.subscriptions import MAX_PATH, parse
+from dashboard_api.query import search
 from dashboard_api.serving.errors import ApiError
 
 
@@ -12,7 +13,7 @@ def test_a_list_path_as_the_browser_fetches_it():
     assert listing.kind.name == "pod" and listing.namespaces.names == ("a", "b")
     query = listing.query
     assert (query.items_per_page, query.page, query.sorts, query.filters) == (
-        10, 2, (("creationTimestamp", False),), (("name", "web"),))
+        10, 2, (("creationTimestamp", False),), (("name", search.parse("web")),))
     assert query.metric_names == ("cpu/usage",)
     assert parse("/api/v1/pod/%20").namespaces.all          # the web UI's "all namespaces"
     assert parse("api/v1/namespace").kind.name == "namespace"

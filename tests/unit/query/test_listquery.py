@@ -61,14 +61,20 @@ def test_defaults_are_page_one_of_ten():
     assert len(query_rows.select_items(many, q, properties.COMMON)[0]) == 10
 
 
-def test_filter_is_case_sensitive_substring_and_all_pairs():
+def test_filter_is_substring_and_all_pairs_the_name_ignoring_case():
     q = listquery.parse({"filterBy": "name,a", "page": "0"}.get)
     assert ids(query_rows.select_items(items(), q, properties.COMMON)[0]) == [1, 2, 3, 4, 5, 6, 7, 8, 9,
                                                                        10]
+    # The name's value is a search query (issue #38): its words ignore case.
     q = listquery.parse({"filterBy": "name,A", "page": "0"}.get)
-    assert query_rows.select_items(items(), q, properties.COMMON) == ([], 0)
+    assert len(query_rows.select_items(items(), q, properties.COMMON)[0]) == 10
     q = listquery.parse({"filterBy": "name,a,name,b", "page": "0"}.get)
     assert ids(query_rows.select_items(items(), q, properties.COMMON)[0]) == [1, 2, 3, 7]
+    q = listquery.parse({"filterBy": "name,a b", "page": "0"}.get)
+    assert ids(query_rows.select_items(items(), q, properties.COMMON)[0]) == [1, 2, 3, 7]
+    # Other properties keep the case-sensitive substring.
+    q = listquery.parse({"filterBy": "creationTimestamp,t", "page": "0"}.get)
+    assert query_rows.select_items(items(), q, properties.COMMON) == ([], 0)
 
 
 def test_filter_total_counts_before_paging():

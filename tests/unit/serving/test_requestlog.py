@@ -128,27 +128,36 @@ def test_bodies_that_may_carry_a_secret_show_only_their_size():
     assert "hunter2" not in shown and '"name":"n"' in shown
 
 
-def test_audit_user_is_marked_unverified_unless_the_api_server_accepted_the_write(caplog):
+def test_audit_seam_gives_a_writes_entries_to_its_sink_or_else_to_the_log(caplog):
     import base64
     claims = base64.urlsafe_b64encode(b'{"sub":"system:serviceaccount:x:y"}').rstrip(b"=")
     token = "e30." + claims.decode() + ".sig"
     h = headers(Authorization="Bearer " + token)
-    lines = []
-    for status in (201, 403, 401, 400):
-        handler = SimpleNamespace(
-            request=SimpleNamespace(method="POST", path="/api/v1/namespace", query="",
+
+    def handler(method="POST", audit=True, **more):
+        return SimpleNamespace(
+            request=SimpleNamespace(method=method, path="/api/v1/namespace", query="",
                                     headers=h),
-            route=SimpleNamespace(audit=True, resource="namespace",
+            route=SimpleNamespace(audit=audit, resource="namespace",
                                   operation=lambda m: "namespace-create"),
-            get_status=lambda status=status: status)
-        caplog.clear()
-        with caplog.at_level(logging.INFO, logger="dashboard_api.audit"):
-            requestlog.audit(handler)
-        lines.append(caplog.records[0].getMessage())
-    assert lines[0].startswith('Audit: user="system:serviceaccount:x:y" verb=POST')
-    for line in lines[1:]:
-        assert line.startswith('Audit: user="system:serviceaccount:x:y" (unverified) verb=')
-    assert token not in "".join(lines)
+            get_status=lambda: 403, **more)
+    # Without a handler's own entries and sink: one JSON line, the user unverified.
+    with caplog.at_level(logging.INFO, logger="dashboard_api.audit"):
+        requestlog.audit(handler())
+    [line] = [r.getMessage() for r in caplog.records]
+    assert ujson.loads(line) == {"user": "system:serviceaccount:x:y", "userVerified": False,
+                                 "method": "POST", "route": "namespace-create",
+                                 "path": "/api/v1/namespace", "status": 403}
+    assert token not in line
+    # A handler's entries go to its sink (the trail logs them); reads and unaudited routes,
+    # nothing.
+    got = []
+    requestlog.audit(handler(audit_entries=lambda: [{"id": 1}], audit_sink=got.append))
+    requestlog.audit(handler(method="GET", audit_entries=lambda: [{"id": 2}],
+                             audit_sink=got.append))
+    requestlog.audit(handler(audit=False, audit_entries=lambda: [{"id": 3}],
+                             audit_sink=got.append))
+    assert got == [[{"id": 1}]]
 
 
 def test_library_debug_loggers_are_held_at_info():
