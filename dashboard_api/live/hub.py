@@ -14,7 +14,9 @@ at its end). It also says when the cluster's API server stops and starts answeri
 
 A list that has no validator (read from the API server on each request, or a page that reads
 per row, as nodes') cannot be watched: its subscription is refused, and the browser refreshes
-it itself. The hub's memory is its connections' subscriptions (at most MAX_SUBSCRIPTIONS each,
+it itself. A list of a cached kind that is answered from the API server only for now (its
+store re-lists) or that could not be checked (the API server away) is subscribed all the same
+and checked again a little later. The hub's memory is its connections' subscriptions (at most MAX_SUBSCRIPTIONS each,
 and connections are bounded by --max-connections); a slow connection is closed by its own
 bounded queue (handlers/live.py). The loop runs while the hub has connections; ``close_all``
 ends them (the cluster let go or removed).
@@ -40,6 +42,7 @@ TICK = 0.25        # seconds between two looks at the subscriptions' versions
 DEBOUNCE = 1.0     # at most one notice a second per subscription
 RECHECK = 30.0     # a subscription is authorized again at least this often
 RETRY = 1.0        # a validator that could not be made now is tried again after this
+UNSERVED_RETRY = 5.0   # ... and one whose cached kind is answered from the API server for now
 BATCH = 64         # checks awaited together (the event loop is free between batches)
 
 
@@ -126,9 +129,14 @@ class Hub:
         except ApiError as exc:
             if exc.code == 401:
                 channel.close(UNAUTHORIZED, "the token was not accepted: sign in again")
-            else:
+                return
+            if sub is None or exc.code < 500 or isinstance(exc, NotWatched):
                 channel.send(_refused(sid, exc))
-            return
+                return
+            # the API server away or slow (an outage, an authorization review that timed
+            # out): subscribed all the same, and checked again after RETRY, as a recheck is
+            sub.rows, sub.related, sub.due = None, (), self.clock() + RETRY
+            sub.seen = self._versions(sub)
         if channel.closed:
             return
         channel.subscriptions[sid] = sub
@@ -146,11 +154,19 @@ class Hub:
         try:
             tag, rows = await pipeline.validator(fetch, listing.kind, listing.namespaces,
                                                  listing.query)
+            self.checks += 1
+            if getattr(rows, "version", lambda: None)() is None:
+                if not await fetch.cached(listing.kind):
+                    raise NotWatched("this list is read from the API server on each request")
+                # a cached kind answered from the API server for now (its store re-lists, or
+                # the review and the LIST disagreed): no versions to follow until it serves
+                # again; checked every UNSERVED_RETRY seconds (each check is a LIST) till then
+                sub.rows, sub.related = None, ()
+                sub.seen = self._versions(sub)
+                sub.due = self.clock() + UNSERVED_RETRY
+                return None
         finally:
             fetch.close()
-        self.checks += 1
-        if getattr(rows, "version", lambda: None)() is None:
-            raise NotWatched("this list is read from the API server on each request")
         sub.rows = rows
         sub.related = self._related(listing.kind, rows)
         sub.seen = self._versions(sub)
@@ -171,7 +187,7 @@ class Hub:
         stamps = tuple(stamp() for stamp in (getattr(d, "stamp", None)
                                               for d in self.cluster.pipeline.decorators)
                        if stamp is not None) if sub.listing.kind.metrics else ()
-        return (sub.rows.version(),
+        return (sub.rows.version() if sub.rows is not None else None,
                 tuple(store.version(names) if store is not None else None
                       for store, names in sub.related),
                 stamps)

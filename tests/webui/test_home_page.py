@@ -221,8 +221,12 @@ def test_the_lists_update_by_themselves(page, home_gateway, home_ns, cluster, ad
     page.goto("%s/#%s" % (home_gateway.url, home_ns))
     sign_in(page, admin_token)
     expect(pod_row(page, "hello")).to_be_visible()
-    wait_for(lambda: sum('"type":"subscribed"' in f for f in frames) >= 2,
-             what="the page's two subscriptions")
+    try:
+        wait_for(lambda: sum('"type":"subscribed"' in f for f in frames) >= 2,
+                 what="the page's two subscriptions")
+    except TimeoutError:
+        raise AssertionError("the page's two subscriptions were not answered; it heard %r"
+                             % frames[-10:]) from None
     notices = len([f for f in frames if '"type":"changed"' in f])
 
     status, _ = cluster.request("POST", "/api/v1/namespaces/%s/pods" % home_ns, {

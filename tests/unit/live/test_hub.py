@@ -29,7 +29,9 @@ class Pipeline:
         self.world = world
 
     def fetch(self, handle, api):
-        return types.SimpleNamespace(close=lambda: None)
+        async def cached(kind):
+            return self.world.cached
+        return types.SimpleNamespace(close=lambda: None, cached=cached)
 
     async def validator(self, fetch, kind, namespaces, query):
         self.world.checks += 1
@@ -43,6 +45,7 @@ class World:
 
     def __init__(self):
         self.version, self.tag, self.error, self.checks = 1, "t1", None, 0
+        self.cached = False   # whether the kind is one the cache holds
         self.since = None
         self.now = 100.0
         self.cluster = types.SimpleNamespace(
@@ -172,6 +175,42 @@ def test_lists_the_gateway_cannot_watch_are_refused():
         assert channel.sent[-1]["code"] == 501 and channel.sent[-1]["reason"] == "NotWatched"
         await world.hub.subscribe(channel, "n", "api/v1/node")
         assert channel.sent[-1]["code"] == 501 and world.checks == 1   # not even checked
+    run(scenario())
+
+
+def test_a_cached_list_answered_from_the_api_server_for_now_is_watched_later():
+    """Its store re-lists (rows without a version), or the API server does not answer the
+    check: subscribed all the same, checked again later, and told of the change once its
+    validator can be made again."""
+    async def scenario():
+        world = World()
+        world.cached = True
+        channel = world.connect()
+        original = Rows.version
+        Rows.version = lambda self: None   # answered from the API server for now
+        try:
+            await world.hub.subscribe(channel, "s", "api/v1/pod/ns")
+            assert channel.sent[-1] == {"type": "subscribed", "id": "s"}
+            checks = world.checks
+            await world.hub._tick()
+            assert world.checks == checks   # not again before UNSERVED_RETRY
+            world.now += hub_mod.UNSERVED_RETRY
+            await world.hub._tick()
+            assert world.checks == checks + 1 and not changed(channel)
+        finally:
+            Rows.version = original
+        world.now += hub_mod.UNSERVED_RETRY
+        await world.hub._tick()   # served from the cache again: a validator, told
+        assert len(changed(channel)) == 1
+
+        world.error = ApiError(504, "the API server did not answer in time", "Timeout")
+        await world.hub.subscribe(channel, "t", "api/v1/pod/ns")
+        assert channel.sent[-1] == {"type": "subscribed", "id": "t"}
+        world.error = None
+        world.now += hub_mod.RETRY + DEBOUNCE
+        await world.hub._tick()
+        assert {m["id"] for m in changed(channel)} == {"s", "t"}
+        assert not channel.closes
     run(scenario())
 
 
