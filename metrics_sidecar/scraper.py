@@ -121,6 +121,8 @@ class Scraper:
         self.last_error = None
         self.last_seconds = None
         self.last_success = None    # time.monotonic() of the last scrape stored
+        self.last_scrape_at = None  # Unix time of the newest scrape stored (its points' x)
+        self.next_scrape_at = None  # time.monotonic() the next scrape starts (now: under way)
         self._task = None
 
     async def pods(self, namespace):
@@ -151,7 +153,13 @@ class Scraper:
         age = None if self.last_success is None else time.monotonic() - self.last_success
         return {"podLists": self.api.pod_lists,
                 "podWatches": [w.status() for w in self.watches.values()],
-                "lastSuccessAgeSeconds": None if age is None else round(age, 3)}
+                "lastSuccessAgeSeconds": None if age is None else round(age, 3),
+                # What the stored answers are as of, and for how long at least: they change
+                # only when a scrape is stored, and none is before the next one starts (the
+                # gateway's list validators compare them; metrics/sidecar.py there).
+                "lastScrapeAt": self.last_scrape_at,
+                "nextScrapeInSeconds": None if self.next_scrape_at is None else
+                max(0.0, round(self.next_scrape_at - time.monotonic(), 3))}
 
     async def scrape(self):
         """One scrape; True when it was stored. Failures are logged, never raised."""
@@ -177,6 +185,7 @@ class Scraper:
         self.scrapes += 1
         self.last_error = None
         self.last_success = time.monotonic()
+        self.last_scrape_at = now
         self.last_seconds = self.last_success - started
         log.info("scraped %d nodes and %d pod containers in %.3fs", len(scrape.nodes),
                  len(scrape.pods), self.last_seconds)
@@ -184,9 +193,11 @@ class Scraper:
 
     async def _loop(self):
         while True:
-            started = time.monotonic()
+            started = self.next_scrape_at = time.monotonic()
             await self.scrape()
-            await asyncio.sleep(max(0.0, self.resolution - (time.monotonic() - started)))
+            wait = max(0.0, self.resolution - (time.monotonic() - started))
+            self.next_scrape_at = time.monotonic() + wait
+            await asyncio.sleep(wait)
 
     def start(self):
         for watch in self.watches.values():

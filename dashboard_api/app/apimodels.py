@@ -349,6 +349,9 @@ OPERATIONS = {
     "settings-pinned-cani": {"get": Op(schema=ref("CanIResponse"))},
     "config": {"get": Op(schema=ref("Config"))},
     "systembanner": {"get": Op(schema=ref("SystemBanner"))},
+    # The notices' WebSocket (handlers/live.py): a GET that upgrades (101); without the
+    # upgrade, the JSON 400.
+    "live": {"get": Op(101)},
     "api-systembanner": {"get": Op(schema=ref("SystemBanner"))},
     "locale": {"get": Op(schema=ref("Locales"))},
     "metrics": {"get": Op(schema={"type": "string", "description": "Prometheus text "

@@ -194,6 +194,10 @@ def parser():
     kube.add_argument("--access-cache-ttl", type=duration, default=duration("5s"),
                       help="how long a caller's list right, as the API server answered it, is "
                            "reused: the longest a revoked right still shows cached lists")
+    kube.add_argument("--access-outage-memory", type=duration, default=duration("1h"),
+                      help="while the API server does not answer, a caller it has answered "
+                           "keeps its last list rights for this long from that answer (RBAC "
+                           "cannot change meanwhile; 0: a 503 as soon as the rights expire)")
     kube.add_argument("--max-large-lists", type=_positive_int, default=2,
                       help="lists longer than one chunk read from the API server at once "
                            "(bounds memory); others wait")

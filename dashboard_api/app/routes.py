@@ -6,14 +6,14 @@ its module here.
 """
 
 from dashboard_api.handlers import (appdeployment, audit, cani, clusterinfo, creates,
-                                    customresources, drain, health, integrations, logs, oidc, raw,
-                                    resources, scale, search, settings, shell, signin, system,
-                                    workloadops)
+                                    customresources, drain, health, integrations, live, logs,
+                                    oidc, raw, resources, scale, search, settings, shell, signin,
+                                    system, workloadops)
 
 # In the order their routes are listed (the OpenAPI document's order).
 ROUTE_MODULES = (
     cani, signin, oidc, clusterinfo, settings, system, health, integrations, resources,
-    search, customresources, logs, shell,
+    search, live, customresources, logs, shell,
     # Writes (issue 9).
     raw, scale, workloadops, drain, creates, appdeployment,
     # The audit trail of those writes and of terminals (issue #39).

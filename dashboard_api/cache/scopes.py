@@ -1,6 +1,8 @@
 """A store's rows or objects in one scope (namespaces), as the readers of a store take them:
 ``Scoped``, a list made once per change and shared; ``ScopeRead``, a related read that makes
-that list only when something iterates it."""
+that list only when something iterates it. Each says which version of its store it is
+(``view_key``) and, through ``stamp()``, what that version is made of without holding the
+objects (``Stamp``: a list's validator compares it later, lists/validators.py)."""
 
 import asyncio
 
@@ -21,6 +23,23 @@ class Scoped(list):
 
     def lookup(self, index):
         return Lookup(self._store.indexes[index], self._namespaces)
+
+    def stamp(self):
+        return Stamp(self._store, self.view_key[2])
+
+
+class Stamp:
+    """A store in a scope, without its rows: ``key()`` is the ``view_key`` a read of them made
+    now would have."""
+
+    __slots__ = ("store", "namespaces")
+
+    def __init__(self, store, namespaces):
+        self.store = store
+        self.namespaces = namespaces
+
+    def key(self):
+        return (id(self.store), self.store.version(self.namespaces), self.namespaces)
 
 
 class ScopeRead:
@@ -50,6 +69,9 @@ class ScopeRead:
     def lookup(self, index):
         names = frozenset(self._namespaces) if self._namespaces else None
         return Lookup(self._store.indexes[index], names)
+
+    def stamp(self):
+        return Stamp(self._store, self._namespaces)
 
     def joined(self, name, *others):
         """The store's join ``name`` (cache/joined.py, kept per event, all namespaces) when

@@ -54,6 +54,11 @@ class StoreView:
     def __len__(self) -> int:
         return self.store.count(self.namespaces)
 
+    def version(self) -> tuple:
+        """What every page of this view depends on of its store, known before a page is read
+        (a page's validator, lists/validators.py): a change in another namespace leaves it."""
+        return (id(self.store), self.store.version(self.namespaces))
+
     async def page(self, query: Query, status: bool, rel: Mapping[str, Any], run: Run) -> Page:
         if self.indexable(status):
             return await self._indexed(query, status, rel, run)

@@ -13,12 +13,14 @@ import time
 from dashboard_api.audit import entry as audit_entry
 from dashboard_api.audit.store import TERMINAL_ROUTE
 from dashboard_api.auth import persons as persons_mod
+from dashboard_api.cache import outage
 from dashboard_api.cache.watchcache import WatchCache
 from dashboard_api.clusters.probe import Probe
-from dashboard_api.lists.access import Access
+from dashboard_api.lists.access import OUTAGE_MEMORY, Access
 from dashboard_api.lists.cachesource import CacheSource
 from dashboard_api.lists.candidates import NamespaceCandidates
 from dashboard_api.lists.passthrough import ChunkedList, ListSlots
+from dashboard_api.live.hub import Hub
 from dashboard_api.lists.pipeline import Pipeline
 from dashboard_api.metrics import lists as metric_lists
 from dashboard_api.metrics.sidecar import SidecarClient, read_token as read_sidecar_token
@@ -59,6 +61,7 @@ class ClusterContext:
         self.audit = None
         self.persons = None
         self.probe = Probe(api)  # its version and reachability, for the list of clusters
+        self.live = Hub(self)    # the browsers told when its lists change (live/)
         self.last_used = clock()
         self._starting = None   # the task starting the cache and sidecar, once used
         self._build()
@@ -138,11 +141,13 @@ class ClusterContext:
 
     def sleep(self):
         """Lets the cache and the sidecar client go (a cluster unused for the idle time);
-        kept while a terminal runs. Returns whether it slept."""
-        if self._starting is None or self.terminals.running:
+        kept while a terminal runs or a browser is told of its changes. Returns whether it
+        slept."""
+        if self._starting is None or self.terminals.running or self.live.active:
             return False
         log.info("cluster %s unused for %ds: its watch cache is let go until next used",
                  self.name, self.idle_for())
+        self.live.close_all("this cluster's watch cache was let go: reconnect to watch it")
         self._stop_services()
         self._starting = None
         self._build()
@@ -151,6 +156,7 @@ class ClusterContext:
     def stop(self):
         """For good: the cluster is removed or the process exits."""
         self.terminals.close_all("This cluster is no longer served here.")
+        self.live.close_all("this cluster is no longer served here")
         self.probe.stop()
         self._stop_services()
         self.api.shutdown()
@@ -162,6 +168,18 @@ class ClusterContext:
             self.sidecar.stop()
         if self.cache is not None:
             self.cache.stop()
+
+    def unanswered_since(self):
+        """The Unix time since which the cluster's API server has not answered its watch
+        cache, while the cache answers lists from what it last saw (cache/outage.py); None
+        while it answers, or before the cache has synced, or when there is no cache."""
+        if self._starting is None:
+            return None
+        return outage.of_cache(self.cache)
+
+    def access(self):
+        """The cluster's access answers (lists/access.py), the cache's or the pass-through's."""
+        return self.source.access
 
     def cache_state(self):
         """``off``, ``stopped`` (not used yet, or let go), ``syncing``, ``synced``."""
@@ -195,7 +213,9 @@ def make_source(options, api, settings):
     candidates = NamespaceCandidates(api, settings, cache)
     passthrough = ChunkedList(
         slots=ListSlots(options.max_large_lists, options.large_list_wait),
-        access=Access(options.access_cache_ttl), candidates=candidates)
+        access=Access(options.access_cache_ttl,
+                      memory=getattr(options, "access_outage_memory", OUTAGE_MEMORY)),
+        candidates=candidates)
     if cache is None:
         return None, passthrough
     return cache, CacheSource(cache, passthrough, candidates, sync_wait=options.cache_sync_wait)

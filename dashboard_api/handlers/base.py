@@ -11,7 +11,7 @@ import ujson
 from dashboard_api.audit import entry as audit_entry, targets as audit_targets
 from dashboard_api.cache.applied import own_writes
 from dashboard_api.kubeapi.client import is_impersonation_header
-from dashboard_api.serving import bounded, params, proxies, requestlog
+from dashboard_api.serving import bounded, conditional, params, proxies, requestlog
 from dashboard_api.serving.bearer import bearer_token, subject
 from dashboard_api.serving.errors import REASONS, ApiError, bad_request, unauthorized
 from dashboard_api.web import webui
@@ -216,6 +216,30 @@ class BaseHandler(tornado.web.RequestHandler):
         body = await self.cluster.api.executor.run(encode_json, out)
         self._json_headers(status)
         self.finish(body)
+
+    def held_tags(self):
+        """The entity tags the request says it holds (If-None-Match), bounded."""
+        return conditional.held_tags(self.request.headers.get("If-None-Match"))
+
+    async def write_answer(self, answer):
+        """A list's lists.pipeline.Answer. Answered from the watch cache, the browser may keep
+        it and must ask again each time (``Cache-Control: private, no-cache``, varying with
+        the credentials), with its validator when one was known before the page (else the
+        tag of its body, Tornado's); the caller holding it gets a 304 and no body. A list
+        from the API server itself stays ``no-store``, as every other answer."""
+        if answer.tag is not None or self._from_cache():
+            self.set_header("Cache-Control", conditional.REVALIDATE)
+            self.set_header("Vary", conditional.VARY)
+        if answer.tag is not None:
+            self.set_header("Etag", answer.tag)
+        if answer.body is None:
+            self._json_headers(304)
+            self.finish()
+            return
+        await self.write_list(answer.body)
+
+    def _from_cache(self):
+        return any(hasattr(f, "cache_age") for f in self._fetches)
 
     def _json_headers(self, status):
         self.set_status(status)

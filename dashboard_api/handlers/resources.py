@@ -34,8 +34,8 @@ class ResourceHandler(BaseHandler):
 class ListHandler(ResourceHandler):
     async def get(self, namespace=None):
         fetch, query = self.start()
-        await self.write_list(await self.cluster.pipeline.list_kind(
-            fetch, self.kind, Namespaces.parse(namespace), query))
+        await self.write_answer(await self.cluster.pipeline.answer(
+            fetch, self.kind, Namespaces.parse(namespace), query, self.held_tags()))
 
 
 class DetailHandler(ResourceHandler):

@@ -3,11 +3,14 @@
 
 import time
 
+from dashboard_api.cache import outage
 from dashboard_api.handlers.base import BaseHandler
 from dashboard_api.serving import telemetry
+from dashboard_api.serving.bearer import bearer_token
 from dashboard_api.serving.errors import not_found
 from dashboard_api.serving.routes import Route
 from dashboard_api.version import VERSION
+from dashboard_api.web.pages import TOKEN_COOKIE
 
 AUTHENTICATION_MODE = "token"
 SEVERITIES = ("INFO", "WARNING", "ERROR")
@@ -29,11 +32,26 @@ class ConfigHandler(BaseHandler):
 
 
 class SystemBannerHandler(BaseHandler):
+    """The configured banner; while the cluster's API server does not answer, a warning that
+    says since when and that lists show what was last seen, to a caller the API server has
+    answered before (the upstream web UI sends its token cookie here, the home page its
+    Authorization header): those are the people still shown lists then; the configured banner
+    again once it answers."""
+
     def get(self):
         options = self.ctx.options
         severity = (options.system_banner_severity or "").upper()
-        self.write_json({"message": options.system_banner or "",
-                         "severity": severity if severity in SEVERITIES else "INFO"})
+        banner = {"message": options.system_banner or "",
+                  "severity": severity if severity in SEVERITIES else "INFO"}
+        since = self.cluster.unanswered_since() if self.cluster is not None else None
+        if since is not None and self._known_caller():
+            banner = {"message": outage.described(since), "severity": "WARNING"}
+        self.write_json(banner)
+
+    def _known_caller(self):
+        token = bearer_token(self.request.headers.get("Authorization")) or \
+            self.get_cookie(TOKEN_COOKIE)
+        return bool(token) and self.cluster.access().knows(token)
 
 
 class LocaleHandler(BaseHandler):

@@ -4,14 +4,20 @@ Versions are never hard-coded: a 1.20 cluster serves CronJob as batch/v1beta1, a
 batch/v1. A caller names the versions it understands, best first; the first one the server
 serves wins, else the group's preferred version. Discovery is readable by every authenticated
 user, so the caller's own handle fetches it; the result is shared by the process and refreshed
-after ``ttl`` seconds, or sooner when a resource is not found.
+after ``ttl`` seconds, or sooner when a resource is not found. A refresh after ``ttl`` runs in
+the background, the groups known answering meanwhile: while the API server does not answer,
+lists from the watch cache need no discovery that waits for it (a failed refresh is tried
+again ``min_refresh`` seconds later).
 """
 
 import asyncio
+import logging
 import time
 import urllib.parse
 
 from dashboard_api.serving.errors import ApiError
+
+log = logging.getLogger("dashboard_api.discovery")
 
 
 class Resource:
@@ -65,6 +71,7 @@ class Discovery:
         self._resources = {}    # (group, version) -> future of {plural: Resource}
         self._fetched = 0.0
         self._lock = asyncio.Lock()
+        self._refreshing = None   # the background refresh after ttl, while under way
 
     async def resolve(self, handle, group, plural, versions=()):
         """The Resource for ``plural`` in ``group`` ("" is the core group); 404 if not served."""
@@ -128,6 +135,23 @@ class Discovery:
             stale = True
         if not stale:
             return
+        if self._groups is not None and not force:
+            if self._refreshing is None or self._refreshing.done():
+                self._refreshing = asyncio.ensure_future(self._refresh_behind(handle))
+            return
+        await self._refresh(handle, force)
+
+    async def _refresh_behind(self, handle):
+        """The refresh after ``ttl``, in the background; a failure keeps the groups known and
+        is tried again after ``min_refresh``."""
+        try:
+            await self._refresh(handle, False)
+        except Exception as exc:  # noqa: BLE001 (the API server away, a token refused: later)
+            self._fetched = self._clock() - self.ttl + self.min_refresh
+            log.info("discovery not refreshed (the groups known still answer): %s",
+                     getattr(exc, "message", exc))
+
+    async def _refresh(self, handle, force):
         async with self._lock:
             if self._groups is not None and self._clock() - self._fetched <= \
                     (self.min_refresh if force else self.ttl):

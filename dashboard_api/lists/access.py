@@ -22,15 +22,27 @@ one SelfSubjectRulesReview per candidate namespace (``rules``, remembered as the
 at most ``RULES_ENTRIES`` of them) says it for every kind at once, instead of a review per kind
 and namespace; the namespaces it names are then reviewed per kind as a list's are, and where its
 answer is incomplete (an authorizer that cannot list its rules) the review alone decides.
+
+While the API server does not answer (a review fails as unreachable: 502, 503, 504), a caller
+it has already answered keeps the last answer it gave, for up to ``memory`` seconds from that
+answer (``--access-outage-memory``; RBAC cannot change while the API server is away; at most
+``size`` answers, the least recently used going first), and a refusal it gave keeps its 403.
+Meanwhile no review waits on the API server: one at a time is sent to find out whether it is
+back (the first the outage meets, then one every ``ttl``), the others are answered from memory
+at once. A token never answered (or answered longer ago than ``memory``) gets a 503 saying the
+cluster is unreachable, and a JWT past its ``exp`` is refused with a 401: the API server would
+refuse it, and cannot be asked.
 """
 
 import asyncio
+import datetime
 import time
 
 import cachetools
 
 from dashboard_api.kubeapi.handlecache import cache_key
-from dashboard_api.serving.errors import ApiError
+from dashboard_api.serving.bearer import expiry
+from dashboard_api.serving.errors import ApiError, is_forbidden
 from dashboard_api.serving.singleflight import SingleFlight
 
 MAX_ENTRIES = 50000
@@ -38,6 +50,15 @@ PER_CALLER_CONCURRENCY = 8
 MAX_REVIEWS_PER_REQUEST = 128
 # Rules reviews kept (each a few KB for a caller with many roles): by far fewer than answers.
 RULES_ENTRIES = 2048
+OUTAGE_MEMORY = 3600.0   # seconds an answer may serve while the API server does not answer
+UNREACHABLE = (502, 503, 504)
+
+
+def unreachable(error):
+    """Whether an error says the API server did not answer (refused, reset, hung, or said it
+    is unavailable)."""
+    return isinstance(error, ApiError) and error.code in UNREACHABLE and \
+        not isinstance(error, Unreachable)
 
 
 class Budget:
@@ -55,17 +76,30 @@ class Budget:
 
 
 class Access:
-    def __init__(self, ttl=5.0, clock=time.monotonic, size=MAX_ENTRIES):
+    def __init__(self, ttl=5.0, clock=time.monotonic, size=MAX_ENTRIES, memory=OUTAGE_MEMORY,
+                 wall=time.time):
         self.ttl = ttl
         self.size = size
+        self.memory = memory
+        self.clock = clock
+        self.wall = wall
         # key -> allowed, for ttl seconds from the answer; the least recently used go first.
         self._answers = cachetools.TTLCache(size, ttl, timer=clock)
         self._rules = cachetools.TTLCache(RULES_ENTRIES, ttl, timer=clock)  # key -> Rules
+        # What the API server last said, for its outages: key -> (allowed, clock of the
+        # answer); (identity, group, plural, namespace) -> its 403; identity -> clock.
+        self._last = cachetools.LRUCache(size)
+        self._refusals = cachetools.LRUCache(size)
+        self._seen = cachetools.LRUCache(size)
+        self._away = False        # a review found the API server away, none answered since
+        self._next_probe = None   # (clock) the next review to find out whether it is back
+        self._probe = None        # that review, while under way
         self._asking = SingleFlight()   # one review per key at a time
         self._slots = {}  # identity -> [semaphore, reviews waiting or running]
         self.hits = 0
         self.misses = 0
         self.over_budget = 0
+        self.remembered = 0   # answers given from memory while the API server was away
 
     @staticmethod
     def identity(handle):
@@ -80,13 +114,6 @@ class Access:
         if found is not None:
             self.hits += 1
             return found
-        if key in self._asking:
-            self.hits += 1
-        elif budget is not None and not budget.spend():
-            self.over_budget += 1
-            return False
-        else:
-            self.misses += 1
         attributes = {"verb": verb, "group": resource.group, "resource": resource.plural}
         if namespace:
             attributes["namespace"] = namespace
@@ -94,18 +121,40 @@ class Access:
             attributes["name"] = name
         if subresource:
             attributes["subresource"] = subresource
+        if self.away():
+            self._probe_with(identity, handle, attributes, key)
+            return self._remembered(key, handle)
+        if key in self._asking:
+            self.hits += 1
+        elif budget is not None and not budget.spend():
+            self.over_budget += 1
+            return False
+        else:
+            self.misses += 1
 
         async def review():
-            answer = await self._limited(identity, lambda: handle.can_i(**attributes))
-            self._answers[key] = answer
+            try:
+                answer = await self._limited(identity, lambda: handle.can_i(**attributes))
+            except ApiError as exc:
+                if not unreachable(exc) or self.memory <= 0:
+                    raise
+                self._went_away()
+                return self._remembered(key, handle, exc)
+            self._keep(key, answer)
             return answer
         return await self._asking.run(key, review)
 
     def known(self, handle, verb, resource, namespace="", name=None, subresource=None):
         """The remembered answer of ``allowed`` (True or False), or None when it must be
         asked: nothing is asked here."""
-        return self._answers.get((self.identity(handle), verb, resource.group, resource.plural,
-                                  namespace, name, subresource))
+        return self.known_for(self.identity(handle), verb, resource, namespace, name,
+                              subresource)
+
+    def known_for(self, identity, verb, resource, namespace="", name=None, subresource=None):
+        """``known`` for the credentials of ``identity`` (``Access.identity``): what a page's
+        validator keeps to prove itself again, without holding a request's handle."""
+        return self._answers.get((identity, verb, resource.group, resource.plural, namespace,
+                                  name, subresource))
 
     async def rules(self, handle, namespace, budget=None):
         """The caller's ``Rules`` in ``namespace`` (a SelfSubjectRulesReview), remembered for
@@ -144,6 +193,66 @@ class Access:
             if slot[1] == 0:
                 del self._slots[identity]
 
+    # --- the API server away ---------------------------------------------------------------
+
+    def away(self):
+        """Whether reviews are answered from memory now: a review found the API server away,
+        and none has been answered since."""
+        return self._away
+
+    def knows(self, token, impersonation=()):
+        """Whether the API server has answered a review of these credentials (within the
+        outage memory): who may be told that it is away (handlers/system.py)."""
+        when = self._seen.get(cache_key(token or "", tuple(impersonation)))
+        return when is not None and self.clock() - when <= self.memory
+
+    def _keep(self, key, answer):
+        self._answers[key] = answer
+        if self.memory > 0:
+            now = self.clock()
+            self._last[key] = (answer, now)
+            self._seen[key[0]] = now
+        self._away = False
+
+    def _went_away(self):
+        self._away = True
+        self._next_probe = self.clock() + max(self.ttl, 1.0)
+
+    def _probe_with(self, identity, handle, attributes, key):
+        """While the API server is away: one review at a time, at most one every ``ttl``
+        seconds; any answer of the API server's ends the outage."""
+        if self._probe is not None and not self._probe.done():
+            return
+        if self._next_probe is not None and self.clock() < self._next_probe:
+            return
+        self._next_probe = self.clock() + max(self.ttl, 1.0)
+
+        async def probe():
+            try:
+                answer = await self._limited(identity, lambda: handle.can_i(**attributes))
+            except ApiError as exc:
+                if unreachable(exc):
+                    self._went_away()
+                else:   # it answered (if only to refuse this token): it is back
+                    self._away = False
+                return
+            self._keep(key, answer)
+        self._probe = asyncio.ensure_future(probe())
+
+    def _remembered(self, key, handle, cause=None):
+        """The last answer for ``key`` while the API server is away, or the error to give."""
+        found = self._last.get(key)
+        reason = cause.message if cause is not None else "it did not answer just before"
+        if found is None or self.clock() - found[1] > self.memory:
+            raise Unreachable(reason, seen=found is not None)
+        exp = expiry(handle.token)
+        if exp is not None and exp <= self.wall():
+            raise ApiError(401, "the token expired at %s, and the cluster's API server, which "
+                           "would renew nothing, does not answer now" % _stamp(exp),
+                           "Unauthorized")
+        self.remembered += 1
+        return found[0]
+
     async def require_list(self, handle, resource, namespaces):
         """Returns when the caller may list ``resource`` in every namespace of ``namespaces``
         (a tuple; empty: cluster-wide); else raises the API server's own error."""
@@ -157,12 +266,28 @@ class Access:
             if not ok:
                 await self.refusal(handle, resource, ns)
 
-    @staticmethod
-    async def refusal(handle, resource, namespace):
+    async def refusal(self, handle, resource, namespace):
         """The caller's own LIST (one object) gives the API server's 403 and message. Should
-        the API server allow it after all, the cache is not used for this request."""
-        await handle.get(resource.path(namespace or None), {"limit": 1})
-        raise Disagreement()
+        the API server allow it after all, the cache is not used for this request. While the
+        API server is away, the 403 it gave last."""
+        key = (self.identity(handle), resource.group, resource.plural, namespace)
+        if not self.away():
+            try:
+                await handle.get(resource.path(namespace or None), {"limit": 1})
+            except ApiError as exc:
+                if is_forbidden(exc):
+                    self._refusals[key] = exc
+                if not unreachable(exc):
+                    raise
+            else:
+                raise Disagreement()
+        refused = self._refusals.get(key)
+        if refused is not None:
+            raise refused
+        raise ApiError(403, "the API server said this caller may not list %s%s when it last "
+                       "answered; it does not answer now" % (
+                           resource.plural, " in namespace %s" % namespace if namespace else ""),
+                       "Forbidden")
 
 
 class Rules:
@@ -188,6 +313,23 @@ class Rules:
                 ("*", "*") in lists:
             return True
         return None if self.incomplete else False
+
+
+class Unreachable(ApiError):
+    """The API server does not answer, and it has not answered for these credentials before
+    (or longer ago than the outage memory): nothing can be shown to them until it does."""
+
+    def __init__(self, reason, seen=False):
+        super().__init__(503, "the cluster is unreachable (%s), and %s, so nothing can be "
+                         "shown until it answers again" % (
+                             reason, "it last checked these credentials too long ago" if seen
+                             else "it has not checked these credentials before"),
+                         "ServiceUnavailable")
+
+
+def _stamp(seconds):
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
 
 
 class Disagreement(ApiError):

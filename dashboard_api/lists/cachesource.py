@@ -59,6 +59,9 @@ class CacheSource:
                     raise NotSynced(min(RETRY_AFTER, max(1, math.ceil(self.sync_wait))))
                 return None, ()   # it became unavailable meanwhile
         fetch.cache_age = max(getattr(fetch, "cache_age", 0.0), store.staleness())
+        authorized = getattr(fetch, "authorized", None)
+        if authorized is not None:
+            authorized.append((resource, names))
         return store, names
 
     async def list(self, fetch, resource, namespaces, labels=None, fields=None):

@@ -39,6 +39,14 @@ class Fetch:
         self.refused = {}    # Need.key -> the 403 of a related read (read as empty)
         self.lease = Lease()
         self.reviews = None  # the request's review budget (lists/access.py), made when needed
+        # What decorators' versions promised the page (lists/pipeline.py), by decorator; one
+        # whose addition could not follow it sets ``unversioned``: the answer then leaves
+        # without its validator.
+        self.promised = {}
+        self.unversioned = False
+        # (resource, namespaces) of each read the watch cache answered, the caller authorized
+        # (lists/cachesource.py): what a page's validator was allowed on.
+        self.authorized = []
 
     def close(self) -> None:
         """The request has ended: its list slot, if it took one, is free again."""

@@ -19,21 +19,34 @@ replaceable without touching the others):
   list page (the metrics feature's fills ``cumulativeMetrics`` and the items' ``metrics``);
   **detail decorators**: ``decorate(fetch, kind, obj, detail, query)`` on every detail.
 
-Entry points for handlers: ``Pipeline.list_kind``, ``detail``, ``sublist``, ``assemble``.
+Conditional lists: ``Pipeline.answer`` is ``list_kind`` for a caller who may hold the page
+already (``If-None-Match``): once the rows and related reads are known, and before the page is
+taken, the page's validator is made from their versions and the caller's access
+(lists/validators.py); a page the caller holds is answered "not modified" without being built.
+Decorators say what their additions depend on with a ``version(fetch, kind, query, rel)``
+coroutine (None: unknown, no validator), and a decorator whose addition could not follow its
+version (the sidecar failed during the page) sets ``fetch.unversioned``: that answer leaves
+without the validator.
+
+Entry points for handlers: ``Pipeline.list_kind``, ``answer``, ``detail``, ``sublist``,
+``assemble``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any, Callable, Sequence
 
 from dashboard_api.cache import slim
 from dashboard_api.kinds import table as kinds
 from dashboard_api.lists.access import Access
 from dashboard_api.lists.fetch import Fetch
+from dashboard_api.lists.validators import Proof, Recent, Validators, read_versions
 from dashboard_api.query.listquery import Query
 from dashboard_api.query.page import OFF_LOOP_ROWS, ListedRows, Rows
 from dashboard_api.query.reads import ALL, Namespaces, scope_of, standard_needs
+from dashboard_api.serving.conditional import holds
 from dashboard_api.serving.errors import ApiError, is_forbidden
 from dashboard_api.serving.singleflight import SingleFlight
 from dashboard_api.summaries.common import resource_status
@@ -51,6 +64,17 @@ def envelope(kind: Any, items: list[dict], total: int, status: dict | None = Non
     return out
 
 
+class Answer:
+    """A list answer: its ``body`` (None: the caller holds the page already, a 304) and its
+    validator ``tag`` (None: none known before the page; the body's own tag then)."""
+
+    __slots__ = ("body", "tag")
+
+    def __init__(self, body: dict | None, tag: str | None):
+        self.body = body
+        self.tag = tag
+
+
 class Pipeline:
     """The list pipeline of one cluster: its source and its decorators."""
 
@@ -59,6 +83,8 @@ class Pipeline:
         self.source = source
         self.decorators = tuple(decorators)
         self.detail_decorators = tuple(detail_decorators)
+        self.validators = Validators()   # its pages' tags, under a key of its own
+        self.recent = Recent()           # the tags given lately, and what they rest on
         self._lists = SingleFlight()   # identical list requests of one caller being answered
 
     def fetch(self, handle: Any, cluster: Any) -> Fetch:
@@ -73,21 +99,122 @@ class Pipeline:
         answer, computed once: on the pass-through path that is one LIST and one summary of it,
         however many ask. "All namespaces" for a caller who may not list the kind cluster-wide
         is the list over the namespaces where they may, rather than a 403."""
-        key = (Access.identity(fetch.handle), kind.name, namespaces.names,
-               tuple(getattr(query, name) for name in type(query).__slots__),
-               getattr(fetch.cluster, "writes", 0))  # a list after a write joins none before it
-        return await self._lists.run(key, lambda: self._list_kind(fetch, kind, namespaces, query))
+        return (await self.answer(fetch, kind, namespaces, query)).body
 
-    async def _list_kind(self, fetch, kind, namespaces, query):
+    async def answer(self, fetch: Fetch, kind: Any, namespaces: Namespaces, query: Query,
+                     held: frozenset = frozenset()) -> Answer:
+        """``list_kind`` for a caller holding the pages tagged ``held`` (serving/conditional.py
+        ``held_tags`` of If-None-Match): the Answer's body is None when they hold this page
+        as it is now, decided before the page is built."""
+        page = (Access.identity(fetch.handle), kind.name, namespaces.names, _query_key(query))
+        if held:   # a page given lately, nothing it rests on moved: nothing read
+            found = self.recent.held(page, held, holds)
+            if found is not None:
+                tag, stores = found
+                fetch.cache_age = max([store.staleness() for store in stores] + [0.0])
+                return Answer(None, tag)
+        key = page + (held, getattr(fetch.cluster, "writes", 0))  # a list after a write
+        return await self._lists.run(                             # joins none before it
+            key, lambda: self._answer(fetch, kind, namespaces, query, held, page))
+
+    async def _answer(self, fetch, kind, namespaces, query, held, page):
+        asked = namespaces if kind.namespaced else ALL
+        rows, namespaces = await self._rows(fetch, kind, namespaces)
+        rel = await self._related(fetch, kind, rows, namespaces)
+        tag, proofs = await self._made(fetch, kind, rows, namespaces, query, rel)
+        # Kept for the next conditional request unless "all namespaces" settled on those the
+        # caller may list (a right granted elsewhere would not show in its proofs).
+        keep = proofs is not None and namespaces.names == asked.names
+        if holds(held, tag):
+            body = None
+        else:
+            body = await self._built(fetch, kind, rows, query, rel, True)
+            if getattr(fetch, "unversioned", False):   # the page is not what the tag says
+                tag = None
+        if tag is not None and keep:
+            self.recent.remember(page, tag, *proofs)
+        else:
+            self.recent.forget(page)
+        return Answer(body, tag)
+
+    async def validator(self, fetch: Fetch, kind: Any, namespaces: Namespaces,
+                        query: Query) -> tuple[str | None, Rows]:
+        """(the validator of the page ``answer`` would give now, its rows), the caller
+        authorized as for the page but nothing of the page built: what a subscription to the
+        list compares (live/). Raises what the list would."""
+        rows, namespaces = await self._rows(fetch, kind, namespaces)
+        rel = await self._related(fetch, kind, rows, namespaces)
+        return (await self._made(fetch, kind, rows, namespaces, query, rel))[0], rows
+
+    async def _rows(self, fetch, kind, namespaces):
+        """(the list's rows, the namespaces they cover): "all namespaces" for a caller who
+        may not list cluster-wide is those where they may."""
         if not kind.namespaced:
             namespaces = ALL
         try:
-            rows = await fetch.rows(kind, namespaces)
+            return await fetch.rows(kind, namespaces), namespaces
         except ApiError as exc:
             if not (is_forbidden(exc) and namespaces.all):
                 raise
-            rows, namespaces = await _usable_rows(fetch, kind, exc)
-        return await self.assemble_rows(fetch, kind, rows, namespaces, query)
+            return await _usable_rows(fetch, kind, exc)
+
+    async def tag(self, fetch: Fetch, kind: Any, rows: Rows, namespaces: Namespaces,
+                  query: Query, rel: Related, status: bool = True) -> str | None:
+        """The validator of the page of ``rows`` (lists/validators.py), from what was read
+        before it; None when something read has no version."""
+        return (await self._made(fetch, kind, rows, namespaces, query, rel, status))[0]
+
+    async def _made(self, fetch, kind, rows, namespaces, query, rel, status=True):
+        """(the page's validator or None, its proofs or None: ([Proof], stores), what it
+        rests on, when it can be proved again without reading, Recent)."""
+        version = getattr(rows, "version", None)
+        rows_version = version() if version is not None else None
+        if rows_version is None or kind.page_needs is not None:
+            return None, None   # a page that reads per row (nodes' pods) is known once read
+        reads = read_versions(kind.list_needs, rel, fetch.refused)
+        if reads is None:
+            return None, None
+        decorations = []
+        for decorate in self.decorators:
+            version_of = getattr(decorate, "version", None)
+            found = await version_of(fetch, kind, query, rel) if version_of else None
+            if found is None:
+                return None, None
+            decorations.append(found)
+        identity = Access.identity(fetch.handle)
+        errors = [e["ErrStatus"]["message"] for e in fetch.errors]
+        tag = self.validators.tag(identity, kind.name, namespaces.names, _query_key(query),
+                                  status, rows_version, reads, errors, decorations)
+        return tag, (None if errors else self._proofs(fetch, kind, rows, rows_version, rel,
+                                                      query, decorations, identity))
+
+    def _proofs(self, fetch, kind, rows, rows_version, rel, query, decorations, identity):
+        """([Proof], stores) of a validator just made, or None when it cannot be proved
+        again without reading (see lists/validators.py ``Recent``)."""
+        proofs = [Proof(rows.version, rows_version)]
+        stores = [getattr(rows, "store", None)]
+        for need in kind.list_needs:
+            if need not in rel:
+                continue
+            stamp = getattr(rel[need], "stamp", None)
+            if stamp is None:
+                return None
+            made = stamp()
+            proofs.append(Proof(made.key, rel[need].view_key))
+            stores.append(made.store)
+        for decorate, was in zip(self.decorators, decorations):
+            now = getattr(decorate, "version_now", None)
+            if now is None:
+                return None
+            proofs.append(Proof(functools.partial(now, kind, query), was))
+        access = getattr(self.source, "access", None)
+        if access is None:
+            return None
+        for resource, names in fetch.authorized:
+            for namespace in names or ("",):
+                proofs.append(Proof(functools.partial(access.known_for, identity, "list",
+                                                      resource, namespace), True))
+        return proofs, tuple(store for store in stores if store is not None)
 
     async def assemble(self, fetch: Fetch, kind: Any, raw: Sequence[dict], namespaces: Namespaces,
                        query: Query, rel: Related | None = None, status: bool = True) -> dict:
@@ -100,10 +227,20 @@ class Pipeline:
                             status: bool = True) -> dict:
         """The list response of ``kind`` over ``rows`` (anything with the paging call: a
         cache/view.py StoreView, a query/page.py ListedRows)."""
-        run = fetch.cluster.executor.run
+        rel = await self._related(fetch, kind, rows, namespaces, rel)
+        return await self._built(fetch, kind, rows, query, rel, status)
+
+    @staticmethod
+    async def _related(fetch, kind, rows, namespaces, rel=None):
+        """The related reads of a list of ``rows`` (its kind's ``list_needs``)."""
         rel = rel if rel is not None else Related()
         if len(rows):  # nothing to summarise needs no related reads
             await fetch.gather(standard_needs(kind.list_needs, namespaces), rel)
+        return rel
+
+    async def _built(self, fetch, kind, rows, query, rel, status):
+        """rows -> page -> items -> envelope -> decorators."""
+        run = fetch.cluster.executor.run
         page = await rows.page(query, status, rel, run)
         if len(page.rows) >= OFF_LOOP_ROWS:
             items = await run(_items, kind, page.rows, rel)
@@ -164,6 +301,10 @@ class Pipeline:
         if "errors" in out:
             out["errors"] = fetch.errors
         return out
+
+
+def _query_key(query):
+    return tuple(getattr(query, name) for name in type(query).__slots__)
 
 
 def _items(kind, page, rel):

@@ -16,6 +16,12 @@ When metrics cannot be had (integration off, sidecar failing its health check, o
 request) the response is still a 200: items carry ``metrics: null`` and the envelope a
 ``warning`` saying why. Only the periodic check's verdict is used to skip the sidecar: a check per
 request would let any caller drive traffic to it.
+
+What a list's metrics depend on (``version``, for the list's validator, lists/validators.py):
+nothing when it carries none; the verdict and its reason when the sidecar is not used; else
+the sidecar's newest scrape (metrics/sidecar.py ``epoch``), and the answers shared between
+callers are shared within one epoch only, so a page is never older than the epoch its
+validator names. A sidecar request that fails during a page sets ``fetch.unversioned``.
 """
 
 import asyncio
@@ -64,9 +70,64 @@ class MetricsDecorator:
                               % (self.sidecar.last_error or "not checked yet"))
 
     async def _ask(self, path):
-        if self.shared is not None:
-            return await self.shared.get(path, self._ask_sidecar)
+        if self.shared is not None:   # shared within the newest scrape known, no longer
+            return await self.shared.get((path, self.sidecar.known_epoch),
+                                         lambda _key: self._ask_sidecar(path))
         return await self._ask_sidecar(path)
+
+    def _names(self, kind, query):
+        """(the metric names a list of ``kind`` carries, whether upstream's standard ones)."""
+        names = query.metric_names
+        # The web UI's standard metrics, unless metrics are off (then nobody asked for any).
+        upstream = self.shared is not None and not names and self.sidecar is not None
+        if upstream:
+            names = webui.STANDARD
+        return (names if kind.metrics is not None else ()), upstream
+
+    def stamp(self):
+        """What this decorator's additions depend on as known now, without asking anyone
+        (live/hub.py compares it between two looks)."""
+        sidecar = self.sidecar
+        if sidecar is None:
+            return None
+        return (sidecar.healthy, sidecar.last_error, sidecar.known_epoch)
+
+    async def refresh(self):
+        """Learns the sidecar's newest scrape when it may have changed (one question at a
+        time, metrics/sidecar.py ``epoch``)."""
+        if self.sidecar is not None and self.sidecar.healthy:
+            await self.sidecar.epoch()
+
+    def version_now(self, kind, query):
+        """``version`` as it stands, without asking the sidecar (None when its newest scrape
+        may have changed meanwhile): a validator made earlier still holds while this is
+        what it was (lists/validators.py ``Recent``)."""
+        names, _ = self._names(kind, query)
+        if not names:
+            return ()
+        try:
+            self._usable()
+        except Unavailable as why:
+            return ("unavailable", str(why))
+        epoch = self.sidecar.current_epoch()
+        return None if epoch is None else ("scrape", epoch)
+
+    async def version(self, fetch, kind, query, rel):
+        """What this decorator's additions to a list depend on (see the module docstring);
+        None when that cannot be known now."""
+        names, _ = self._names(kind, query)
+        if not names:
+            return ()
+        try:
+            self._usable()
+            self._readable(fetch, kind)
+        except Unavailable as why:
+            found = ("unavailable", str(why))
+        else:
+            epoch = await self.sidecar.epoch()
+            found = None if epoch is None else ("scrape", epoch)
+        fetch.promised["metrics"] = found   # what the page must then show (``__call__``)
+        return found
 
     async def _ask_sidecar(self, path):
         """{name: {x: y}} of one sidecar request."""
@@ -109,13 +170,10 @@ class MetricsDecorator:
 
     async def __call__(self, fetch, kind, page, envelope, query, rel):
         members = kind.metrics
-        names = query.metric_names
-        # The web UI's standard metrics, unless metrics are off (then nobody asked for any).
-        upstream = self.shared is not None and not names and self.sidecar is not None
-        if upstream:
-            names = webui.STANDARD
+        names, upstream = self._names(kind, query)
         if members is None or not names or not page:
             return
+        promised = fetch.promised.get("metrics")
         try:
             self._usable()
             keys = self._members(fetch, kind, page, rel)
@@ -127,7 +185,11 @@ class MetricsDecorator:
                 if not upstream or "metrics" in item:
                     item["metrics"] = None
             envelope["warning"] = str(why)
+            if promised != ("unavailable", str(why)):   # not what its version said
+                fetch.unversioned = True
             return
+        if promised is None or promised[0] != "scrape":
+            fetch.unversioned = True   # the sidecar came back between version and page
         per_item = {id(item): {n: summed([found[metric_names.canonical(n)].get(p, {})
                                           for p in parts]) for n in names}
                     for item, parts in zip(page, keys)}
@@ -153,13 +215,17 @@ class MetricsDecorator:
     def _members(fetch, kind, page, rel):
         """Per page item, the keys of its series, joined over the related objects the list
         read (``Members.needs``): no read of its own."""
-        members = kind.metrics
-        for key in members.needs:
+        MetricsDecorator._readable(fetch, kind)
+        return [kind.metrics.keys(item["objectMeta"], rel) for item in page]
+
+    @staticmethod
+    def _readable(fetch, kind):
+        """Unavailable when a read the items' series are joined over was refused."""
+        for key in kind.metrics.needs:
             refusal = fetch.refused.get(key)
             if refusal is not None:
                 raise Unavailable("the pods of these %s objects cannot be read: %s"
                                   % (kind.name, refusal.message))
-        return [members.keys(item["objectMeta"], rel) for item in page]
 
     @staticmethod
     def _list_label(kind, page):

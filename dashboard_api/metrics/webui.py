@@ -116,7 +116,8 @@ class SharedAnswers:
 
     async def get(self, path, ask):
         """``await ask(path)``, or the answer of an identical request made less than ``ttl``
-        seconds ago (or still under way)."""
+        seconds ago (or still under way). ``path`` is any hashable key of the request (the
+        metrics decorator's: the path and the sidecar's newest scrape known)."""
         if path in self._answers or path in self._asking:
             self.shared += 1
             if path in self._answers:

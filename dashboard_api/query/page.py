@@ -40,9 +40,13 @@ class Page:
 
 
 class Rows(Protocol):
-    """What a list's source gives: rows not read yet, and their one paging call."""
+    """What a list's source gives: rows not read yet, their one paging call, and what every
+    page of them depends on (``version()``, known before a page is read; None: unknown)."""
 
     def __len__(self) -> int:
+        ...
+
+    def version(self) -> Any:
         ...
 
     async def page(self, query: Query, status: bool, rel: Mapping[str, Any], run: Run) -> Page:
@@ -85,6 +89,11 @@ class ListedRows:
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def version(self) -> None:
+        """None: rows read now from the API server have nothing to compare a next read with
+        (no validator before the page, lists/validators.py)."""
+        return None
 
     async def page(self, query: Query, status: bool, rel: Mapping[str, Any], run: Run) -> Page:
         if len(self.rows) >= OFF_LOOP_ROWS:

@@ -42,3 +42,15 @@ def subject(token: str) -> str | None:
     payload = unverified_claims(token)
     sub = payload.get("sub") if payload else None
     return sub if isinstance(sub, str) and sub else None
+
+
+def expiry(token: str | None) -> float | None:
+    """The ``exp`` claim (Unix seconds) of a JWT ``token``, or None (not a JWT, no expiry).
+    Unverified: for a token the API server has accepted before (the same bytes), whose signed
+    claims are then its own, e.g. to refuse an ID token past its expiry while the API server
+    cannot be asked (lists/access.py)."""
+    payload = unverified_claims(token) if token else None
+    exp = payload.get("exp") if payload else None
+    if isinstance(exp, bool) or not isinstance(exp, (int, float)):
+        return None
+    return float(exp)

@@ -148,7 +148,7 @@ def ms(value):
 
 class StandIn:
     def __init__(self, pods, bookmark_seconds=5.0, max_seconds=3600, composed=False,
-                 light=False):
+                 light=False, event_rate=None):
         [self.port] = free_ports(1)
         self.url = "http://127.0.0.1:%d" % self.port
         self.log_file = tempfile.NamedTemporaryFile(prefix="standin-", suffix=".log",
@@ -156,8 +156,9 @@ class StandIn:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.bench.standin", "--pods", str(pods), "--port",
              str(self.port), "--bookmark-seconds", str(bookmark_seconds), "--max-seconds",
-             str(max_seconds)] + (["--composition"] if composed else []) +
-            (["--light"] if light else []),
+             str(max_seconds)] + (["--composition"] if composed else [])
+            + (["--light"] if light else [])
+            + ([] if event_rate is None else ["--event-rate", str(event_rate)]),
             cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log_file)
         line = self.proc.stdout.readline()
         if b"READY" not in line:

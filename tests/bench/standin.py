@@ -20,6 +20,8 @@ Serves on 127.0.0.1 only, plain HTTP:
 - ``POST /_standin/expire``: every open watch gets an ERROR 410 and ends, and versions before now
   are compacted, so every watcher must re-list; ``POST /_standin/slow?seconds=S`` delays each LIST
   page by S (to make a re-list observable); ``GET /_standin/stats``: what was served;
+  ``POST /_standin/events?rate=N`` sets the composition's event rate; ``POST
+  /_standin/touch?namespace=K`` changes one pod of ``ns-K`` now (bench_live's notices);
 - SelfSubjectAccessReview: allowed, except for tokens starting with ``deny`` (and their LISTs
   answer 403 with the API server's kind of message); tokens starting with ``bad`` get 401;
 - ``metrics.k8s.io/v1beta1`` pods and nodes (chunked), for the metrics sidecar;
@@ -387,6 +389,19 @@ class State:
             del self.log[:drop]
         if count > 0 or changes:
             self.wake()
+
+    def touch(self, k):
+        """One pod of namespace ``ns-{k:02d}`` changed now (bench_live's probe of notices)."""
+        pods = self.pods
+        k = max(0, min(NAMESPACES - 1, k))
+        if pods.starts[k + 1] <= pods.starts[k]:
+            return
+        self.version += 1
+        i = random.randrange(pods.starts[k], pods.starts[k + 1])
+        pods.change(i, self.version)
+        self.log.append((self.version, "pods", "MODIFIED", i))
+        self.stats["changes"] += 1
+        self.wake()
 
     def wake(self):
         self.changed.set()
@@ -772,6 +787,10 @@ class Admin(Base):
             state.expire()
         elif what == "churn":
             state.churn = float(self.get_argument("rate", "0"))
+        elif what == "events" and state.composition is not None:
+            state.composition.event_rate = float(self.get_argument("rate", "0"))
+        elif what == "touch":
+            state.touch(int(self.get_argument("namespace", "0")))
         elif what == "slow":
             state.page_delay = float(self.get_argument("seconds", "0"))
         elif what == "bookmarks":

@@ -10,7 +10,7 @@ from tests.support.gateway import ROOT
 
 def test_bench_audit_runs_a_few_writes(cluster):
     done = subprocess.run([sys.executable, "-m", "tests.bench.bench_audit", "--writes", "4",
-                           "--kubeconfig", cluster.kubeconfig, "--token", cluster.admin_token,
+                           "--kubeconfig", cluster.kubeconfig, "--token=" + cluster.admin_token,
                            "--json"], cwd=ROOT, timeout=180, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)

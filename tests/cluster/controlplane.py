@@ -432,6 +432,11 @@ class LocalCluster:
     def norights_token(self):
         return self._tokens["nobody"]
 
+    @property
+    def expired_token(self):
+        """User ``expired``: a JWT-shaped static token whose ``exp`` has passed (users.py)."""
+        return self._tokens["expired"]
+
     def metrics_kubeconfig(self, path, token=None, channel=None):
         """Writes a kubeconfig naming the metrics stand-in as its API server, for a metrics
         client such as the metrics sidecar: ``token`` (default: the admin token) is the client's

@@ -2,6 +2,8 @@
 
 Tokens are random per cluster start; files holding them are written mode 0600.
 """
+import base64
+import json
 import os
 import secrets
 
@@ -13,6 +15,10 @@ USERS = {
     "admin": ["system:masters"],
     "editor": [],
     "nobody": [],
+    # A static token shaped as a JWT whose ``exp`` has passed: the API server takes it as the
+    # opaque string it is, as it took an ID token before it expired; the gateway, which reads
+    # ``exp`` while the API server is away, must refuse it then (tests/faults/test_outage.py).
+    "expired": [],
     "system:kube-controller-manager": ["system:masters"],
     "system:kube-scheduler": [],
 }
@@ -25,7 +31,19 @@ def _write_private(path, text):
 
 
 def new_tokens():
-    return {name: secrets.token_urlsafe(32) for name in USERS}
+    tokens = {name: secrets.token_urlsafe(32) for name in USERS}
+    tokens["expired"] = expired_jwt("expired")
+    return tokens
+
+
+def expired_jwt(sub):
+    """A JWT-shaped token (unsigned: a random third part) whose ``exp`` is long past."""
+    def part(obj):
+        return base64.urlsafe_b64encode(json.dumps(obj).encode()).rstrip(b"=").decode()
+    return ".".join((part({"alg": "RS256", "typ": "JWT"}),
+                     part({"sub": sub, "iat": 1000000000, "exp": 1000000600,
+                           "nonce": secrets.token_hex(8)}),
+                     secrets.token_urlsafe(32)))
 
 
 def write_token_file(path, tokens):

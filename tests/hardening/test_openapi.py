@@ -37,11 +37,12 @@ def test_every_operation_is_described_with_its_success_schema(served):
     for method, path, op in operations(doc):
         count += 1
         assert "x-undescribed" not in op, (method, path)
-        # A browser navigation's success is a redirect (the OpenID Connect sign-in's 303s).
-        success = [code for code in op["responses"] if code.startswith(("2", "3"))]
+        # A browser navigation's success is a redirect (the OpenID Connect sign-in's 303s), a
+        # WebSocket's the upgrade (the notices', 101).
+        success = [code for code in op["responses"] if code.startswith(("101", "2", "3"))]
         assert len(success) == 1, (method, path)
         code = success[0]
-        if code in ("204", "303") or (method, path) in NO_BODY:
+        if code in ("101", "204", "303") or (method, path) in NO_BODY:
             assert "content" not in op["responses"][code], (method, path)
         else:
             [(media, content)] = op["responses"][code]["content"].items()

@@ -24,7 +24,7 @@ LAYERS = (
     ("kinds",),
     ("cache", "web", "writes"),
     ("lists",),
-    ("audit", "auth", "logs", "metrics", "terminal"),
+    ("audit", "auth", "live", "logs", "metrics", "terminal"),
     ("clusters",),
     ("handlers",),
     ("app",),

@@ -1,7 +1,8 @@
 """The gateway's own home page (dashboard_api/web/home) in headless chromium, on a gateway without
 --web-root against the local cluster, with the metrics sidecar as bin/dashboard runs it: what
 runs, sign-in with a real token (and a wrong one), namespaces, a pod of the test with its status,
-CPU and memory, and its log; cluster data with markup stays text."""
+CPU and memory, and its log; cluster data with markup stays text; the lists update by themselves
+(pushed notices), and the page says when the cluster's API server does not answer."""
 
 import os
 import re
@@ -11,9 +12,12 @@ import pytest
 from playwright.sync_api import expect
 
 from dashboard_api.version import VERSION
+from tests.faults.conftest import FLAGS as FAULT_FLAGS
+from tests.faults.proxy import FaultProxy
 from tests.logs.kube import run_pod, wait_pod
 from tests.metrics.sidecar import Sidecar, sidecar_identity, wait_points
 from tests.support.gateway import Gateway
+from tests.support.waiting import wait_for
 
 # An image reference is not checked by the API server; the simulated node writes it into the
 # container's first log line ("starting container app (image ..., instance 0)").
@@ -207,6 +211,65 @@ def test_tokens_of_lesser_rights(page, home_gateway, team_pod, editor_token, nor
     expect(page.locator("#namespaces-note")).to_contain_text(
         "This token may not list namespaces")
     expect(page.locator("#overview-message")).to_contain_text("Listing the pods failed (403)")
+
+
+def test_the_lists_update_by_themselves(page, home_gateway, home_ns, cluster, admin_token):
+    """No timer: the page is told over its WebSocket (api/v1/live) that a list changed, and
+    fetches it again; a new pod and a new namespace appear without a click."""
+    frames = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
+    page.goto("%s/#%s" % (home_gateway.url, home_ns))
+    sign_in(page, admin_token)
+    expect(pod_row(page, "hello")).to_be_visible()
+    try:
+        wait_for(lambda: sum('"type":"subscribed"' in f for f in frames) >= 2,
+                 what="the page's two subscriptions")
+    except TimeoutError:
+        raise AssertionError("the page's two subscriptions were not answered; it heard %r"
+                             % frames[-10:]) from None
+    notices = len([f for f in frames if '"type":"changed"' in f])
+
+    status, _ = cluster.request("POST", "/api/v1/namespaces/%s/pods" % home_ns, {
+        "metadata": {"name": "arrived"},
+        "spec": {"containers": [{"name": "app", "image": "busybox"}],
+                 "automountServiceAccountToken": False}})
+    assert status == 201
+    expect(pod_row(page, "arrived")).to_be_visible()
+    name = cluster.new_namespace("arrived")
+    try:
+        expect(page.locator("#namespaces button[data-namespace='%s']" % name)).to_be_visible()
+    finally:
+        cluster.request("DELETE", "/api/v1/namespaces/" + name)
+    assert len([f for f in frames if '"type":"changed"' in f]) > notices
+    expect(page.locator("#pods-title")).to_have_text("Pods in " + home_ns)   # still chosen
+    assert page.is_hidden("#stale")
+    page.click("#signout")
+    expect(page.locator("#signin")).to_be_visible()
+
+
+def test_the_home_page_says_when_the_cluster_does_not_answer(page, cluster, home_ns,
+                                                             admin_token):
+    """The API server refused (a fault proxy in front of it): the pods stay as last seen, and
+    the page says since when the cluster has not answered; then it answers again."""
+    with FaultProxy.in_front_of(cluster.url) as proxy:
+        gw = Gateway.start(cluster, *FAULT_FLAGS, apiserver=proxy.url)
+        try:
+            gw.wait_cache_synced()
+            page.goto("%s/#%s" % (gw.url, home_ns))
+            sign_in(page, admin_token)
+            expect(pod_row(page, "hello")).to_be_visible()
+            assert page.is_hidden("#stale")
+            proxy.refuse()
+            expect(page.locator("#stale")).to_have_text(re.compile(
+                r"^The cluster has not answered since .+; this is what was last seen\.$"),
+                timeout=30_000)
+            page.click("#refresh")   # the lists are still answered, from what was seen
+            expect(pod_row(page, "hello")).to_be_visible()
+            assert page.is_hidden("#overview-message")
+            proxy.passing()
+            expect(page.locator("#stale")).to_be_hidden(timeout=30_000)
+        finally:
+            gw.stop()
 
 
 def search(page, query):

@@ -13,6 +13,15 @@
 // token given to one cluster is never sent to another opened later in the same tab. A person
 // signed in with the provider at any cluster is signed in at every one: a page without a token
 // asks its own oidc/refresh, which answers from the gateway's session (issue #39).
+//
+// The lists update by themselves, with no timer: once signed in, the page opens one WebSocket
+// to the gateway (api/v1/live: the token in its first message, never in the URL), subscribes
+// to the namespace list and the pod list it shows, and fetches a list again when told it
+// changed. Its fetches revalidate the browser's kept copy (cache "no-cache"), so a fetch of an
+// unchanged list is a 304. The same connection says when the cluster's API server stops
+// answering: the page then says since when, and that the lists show what was last seen. Should
+// the connection fail (a proxy that does not pass WebSockets), the page reconnects with a
+// growing delay and meanwhile refreshes its lists every FALLBACK_MS.
 "use strict";
 
 (function () {
@@ -28,6 +37,8 @@
   const PAGE_ACTIVITY = 20;
   const METRICS = "cpu/usage,memory/usage";
   const ALL = ""; // the namespace choice "All namespaces"
+  const FALLBACK_MS = 10000; // list refreshes while the notices' connection is down
+  const RECONNECT_MAX_MS = 30000;
   const STATUS_CLASS = {
     Running: "status-ok", Succeeded: "status-ok", Completed: "status-ok",
     Pending: "status-warn", ContainerCreating: "status-warn", Terminating: "status-warn",
@@ -78,7 +89,8 @@
   async function api(path, withToken) {
     const headers = { Accept: "application/json" };
     if (withToken) headers.Authorization = "Bearer " + state.token;
-    const reply = await fetch(path, { headers, credentials: "omit", cache: "no-store" });
+    // "no-cache": the browser's kept copy is revalidated (If-None-Match), never used unasked.
+    const reply = await fetch(path, { headers, credentials: "omit", cache: "no-cache" });
     const text = await reply.text();
     let body = null;
     try {
@@ -110,6 +122,138 @@
     const node = $(id);
     node.textContent = text || "";
     node.hidden = !text;
+  }
+
+  // --- notices: the lists update by themselves ----------------------------------------------
+
+  // One connection per signed-in page; ``watch(id, path, onChange)`` subscribes (again with
+  // the same id: another list). Closed by sign-out.
+  const live = {
+    socket: null,
+    watched: new Map(), // id -> {path, onChange}
+    delay: 1000,
+    retry: null,
+    fallback: null,
+
+    open() {
+      this.close();
+      const url = new URL(BASE + "api/v1/live", location.href);
+      url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+      let socket;
+      try {
+        socket = new WebSocket(url.href);
+      } catch (e) {
+        this.lost();
+        return;
+      }
+      this.socket = socket;
+      socket.onopen = () => {
+        socket.send(JSON.stringify({ type: "auth", token: state.token }));
+        for (const [id, watch] of this.watched) this.subscribe(id, watch.path);
+      };
+      socket.onmessage = (event) => this.heard(event.data);
+      socket.onclose = (event) => {
+        if (this.socket !== socket) return; // replaced, or closed by sign-out
+        this.socket = null;
+        if (event.code === 4401) {
+          signOut("The cluster no longer accepts the token: sign in again.");
+          return;
+        }
+        this.lost();
+      };
+    },
+
+    // The connection is down: try again later, and meanwhile refresh the lists on a timer.
+    lost() {
+      if (!state.token) return;
+      clearTimeout(this.retry);
+      this.retry = setTimeout(() => this.open(), this.delay);
+      this.delay = Math.min(this.delay * 2, RECONNECT_MAX_MS);
+      if (this.fallback === null) {
+        this.fallback = setInterval(() => {
+          for (const watch of this.watched.values()) watch.onChange();
+        }, FALLBACK_MS);
+      }
+    },
+
+    heard(text) {
+      let message;
+      try {
+        message = JSON.parse(text);
+      } catch (e) {
+        return;
+      }
+      if (message.type === "ready") {
+        this.delay = 1000;
+        clearInterval(this.fallback);
+        this.fallback = null;
+        showAnswering(message);
+        // What changed while the connection was down.
+        for (const watch of this.watched.values()) watch.onChange();
+      } else if (message.type === "cluster") {
+        showAnswering(message);
+      } else if (message.type === "changed") {
+        const watch = this.watched.get(message.id);
+        if (watch) watch.onChange();
+      } else if (message.type === "refused") {
+        // A list the gateway cannot watch (read from the API server each time): refreshed
+        // on a timer instead. Any other refusal is the list's own error, which it shows.
+        const watch = this.watched.get(message.id);
+        if (watch && message.code === 501 && watch.timer === null) {
+          watch.timer = setInterval(() => watch.onChange(), FALLBACK_MS);
+        }
+      }
+    },
+
+    subscribe(id, path) {
+      if (this.socket && this.socket.readyState === WebSocket.OPEN) {
+        this.socket.send(JSON.stringify({ type: "subscribe", id, path }));
+      }
+    },
+
+    watch(id, path, onChange) {
+      const known = this.watched.get(id);
+      if (known && known.path === path) {
+        known.onChange = onChange;
+        return;
+      }
+      if (known) clearInterval(known.timer);
+      this.watched.set(id, { path, onChange, timer: null });
+      this.subscribe(id, path);
+    },
+
+    close() {
+      clearTimeout(this.retry);
+      clearInterval(this.fallback);
+      this.retry = null;
+      this.fallback = null;
+      const socket = this.socket;
+      this.socket = null;
+      if (socket) socket.close(1000, "signed out");
+    },
+
+    stop() {
+      this.close();
+      for (const watch of this.watched.values()) clearInterval(watch.timer);
+      this.watched.clear();
+      this.delay = 1000;
+      showAnswering({ answering: true });
+    },
+  };
+
+  // "The cluster has not answered since 12:03:04; this is what was last seen." (local time)
+  function showAnswering(message) {
+    const node = $("stale");
+    if (message.answering !== false) {
+      node.hidden = true;
+      node.textContent = "";
+      return;
+    }
+    const since = new Date(message.since);
+    const when = isNaN(since) ? message.since : since.toLocaleTimeString();
+    node.textContent = "The cluster has not answered since " + when
+      + "; this is what was last seen.";
+    node.hidden = false;
   }
 
   // --- what runs, before sign-in -------------------------------------------------------------
@@ -185,10 +329,12 @@
     $("signin").hidden = true;
     $("overview").hidden = false;
     $("signout").hidden = false;
+    live.open();
     await loadNamespaces();
   }
 
   function signOut(message) {
+    live.stop();
     keepToken(null);
     try { sessionStorage.removeItem(OIDC_KEY); } catch (e) { /* memory only */ }
     state.namespace = null;
@@ -219,12 +365,15 @@
 
   // A caller who may not list namespaces still sees "All namespaces" (the gateway gathers the
   // pods of the namespaces the caller may read) and can name a namespace in the form below.
-  async function loadNamespaces() {
+  const NAMESPACES = "api/v1/namespace?itemsPerPage=" + PAGE_NAMESPACES + "&sortBy=a,name";
+
+  // ``select``: show the chosen namespace's pods too (not when the list itself changed).
+  async function loadNamespaces(select = true) {
     let names = [];
     let note = "";
+    live.watch("namespaces", NAMESPACES, () => loadNamespaces(false));
     try {
-      const body = await api("api/v1/namespace?itemsPerPage=" + PAGE_NAMESPACES
-        + "&sortBy=a,name", true);
+      const body = await api(NAMESPACES, true);
       names = (body.namespaces || []).map((ns) => ns.objectMeta.name);
       const total = body.listMeta ? body.listMeta.totalItems : names.length;
       if (total > names.length) {
@@ -239,6 +388,7 @@
     }
     const chosen = state.namespace === null ? namespaceInUrl() : state.namespace;
     if (chosen && !names.includes(chosen)) names.push(chosen); // named by hand or in the URL
+    if (!select && state.token === null) return; // signed out meanwhile
     const list = $("namespaces");
     list.replaceChildren();
     for (const name of [ALL].concat(names)) {
@@ -251,7 +401,13 @@
       list.appendChild(item);
     }
     say("namespaces-note", note);
-    await selectNamespace(chosen || ALL);
+    if (select) {
+      await selectNamespace(chosen || ALL);
+    } else {
+      for (const button of list.querySelectorAll("button")) {
+        button.setAttribute("aria-current", String(button.dataset.namespace === state.namespace));
+      }
+    }
   }
 
   // The chosen namespace is the URL's fragment, so a reload or a bookmark keeps it.
@@ -304,11 +460,15 @@
     const namespace = state.namespace;
     $("pods-title").textContent = "Pods in " + (namespace || "all namespaces");
     say("overview-message", "");
+    const path = "api/v1/pod" + (namespace ? "/" + segment(namespace) : "")
+      + "?itemsPerPage=" + PAGE_PODS
+      + "&sortBy=a,name&metricNames=" + encodeURIComponent(METRICS);
+    live.watch("pods", path, () => {
+      if (state.namespace === namespace) loadPods();
+    });
     let body;
     try {
-      body = await api("api/v1/pod" + (namespace ? "/" + segment(namespace) : "")
-        + "?itemsPerPage=" + PAGE_PODS
-        + "&sortBy=a,name&metricNames=" + encodeURIComponent(METRICS), true);
+      body = await api(path, true);
     } catch (e) {
       failed("Listing the pods", e);
       return;

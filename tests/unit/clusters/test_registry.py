@@ -257,3 +257,35 @@ def test_stopping_a_cluster_started_by_await_never_cancels_the_caller(tmp_path):
         await asyncio.sleep(0)
         return "finished"
     assert asyncio.run(scenario()) == "finished"
+
+
+class FakeChannel:
+    """A browser connected to a cluster's notices (live/)."""
+
+    def __init__(self, hub):
+        self.hub = hub
+        self.subscriptions = {}
+        self.closes = []
+        hub.channels.add(self)
+
+    def close(self, code, reason):
+        self.closes.append((code, reason))
+        self.hub.leave(self)
+
+
+def test_a_watched_cluster_is_kept_and_its_notices_end_with_it(tmp_path):
+    """A browser told of a cluster's changes keeps it (as a running terminal does); a cluster
+    removed from the file closes its notices' connections, saying why."""
+    async def scenario():
+        path = tmp_path / "k"
+        clusters = registry(kubeconfig(path, ["a", "b"], current="a"))
+        b = clusters.get("b")
+        await until(lambda: b.cache.started, "b started")
+        browser = FakeChannel(b.live)
+        assert b.sleep() is False and b.started
+        kubeconfig(path, ["a"], current="a")
+        await reread(clusters)
+        assert browser.closes == [(4410, "this cluster is no longer served here")]
+        assert not b.live.active
+        clusters.stop()
+    asyncio.run(scenario())

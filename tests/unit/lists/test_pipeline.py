@@ -74,6 +74,10 @@ class NoReads:
     """A Fetch that fails any read: the decorator must use what the list read."""
     refused = {}
 
+    def __init__(self):
+        self.promised = {}
+        self.unversioned = False
+
     def __getattr__(self, name):
         raise AssertionError("the metrics decorator read %s" % name)
 
