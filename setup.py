@@ -37,8 +37,6 @@ setup(
         "cachetools>=5",
         # Issue 19: the watch cache decodes LIST pages and watch events with msgspec.
         "msgspec>=0.18",
-        # Issue 19: the sorted indexes of the watch cache, kept per event.
-        "sortedcontainers>=2",
         # Issue 39: the audit trail in a PostgreSQL database shared by replicas. psycopg 3
         # over libpq (its binary wheel bundles it): the URL takes every libpq option (TLS
         # modes, CA files, password files), and its pipelined batches wrote 20,000 entries
