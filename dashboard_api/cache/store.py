@@ -36,8 +36,7 @@ from dashboard_api.cache.indexes import index_state, make_index
 from dashboard_api.cache.orders import Orders
 from dashboard_api.cache.rows import bucket_key
 from dashboard_api.cache.scopes import Scoped, ScopeRead
-from dashboard_api.query.rows import slashed
-from dashboard_api.query.rows import Row
+from dashboard_api.query.rows import Row, slashed
 
 # A re-list's changes applied as events (relists.plan found them few) go this many at a time,
 # the event loop free between batches.

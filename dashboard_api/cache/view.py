@@ -9,8 +9,8 @@ The store decides how a page is read, not its caller:
   (cache/orders.py); a narrow filter reads a FilteredIndex of its matches, kept per event; a
   broad filter walks the sorted index in the executor, its matches remembered until the scope
   changes. A small store builds a missing index on the spot; a large one never makes a request
-  wait for a whole sort (issue #41): while the index is built in the background, a page is a
-  partial selection in the executor, the page's rows picked by a bounded heap
+  wait for a whole sort (issue #41): until its index is built (in the background, started
+  after the first such page), a page is a partial selection in the executor, the page's rows picked by a bounded heap
   (``partial_page``: O(n log page) of the scope, ~50-80 ms at 200,000 events, the GIL given
   back every switch interval);
 - **else by a selection** of the scope's rows (query/page.py ``select``), remembered in the
@@ -29,6 +29,7 @@ Both give the answer the pass-through path gives for the same objects.
 
 from __future__ import annotations
 
+import functools
 import heapq
 from typing import Any, Mapping
 
@@ -91,9 +92,13 @@ class StoreView:
         plain = object_part(query.filters, kind) if related else query.filters
         filters = bind_filters(plain, kind) if filtering and plain else ()
         if store.orders.large(len(store)):
-            index = self._ready(spec, filters, filtering, run)
-            if index is None:   # being built: a partial selection meanwhile
-                return await self._partial(spec, query, status, rel, run, filtering, related)
+            index, build = self._ready(spec, filters, filtering, run)
+            if index is None:   # not built yet: a partial selection, then the index is built
+                try:
+                    return await self._partial(spec, query, status, rel, run, filtering,
+                                               related)
+                finally:
+                    build()
         elif filters:   # small: built now, on the loop
             index = await store.orders.ensure_filtered(spec, filters, kind.properties, run)
             index = BROAD if index is None else index
@@ -133,22 +138,23 @@ class StoreView:
         return self.kind.status_counted(counts, pending, rel)
 
     def _ready(self, spec, filters, walked, run):
-        """A large store's index for the query now (the FilteredIndex of ``filters``, the
-        SortedIndex of ``spec``, BROAD when ``filters`` are broad and the sorted index is there
-        to walk), else None, with the missing one being built in the background."""
+        """(a large store's index for the query now, None) (the FilteredIndex of ``filters``,
+        the SortedIndex of ``spec``, BROAD when ``filters`` are broad and the sorted index is
+        there to walk), else (None, what starts the missing one's build in the background).
+        The build starts once the partial selection has answered, not beside it: both would
+        hold the interpreter's lock in turn, and the first answer would wait for both."""
         orders = self.store.orders
         if filters:
             found = orders.filtered_ready(spec, filters)
             if found is None:
-                orders.build_filtered_soon(spec, filters, self.kind.properties, run)
-                return None
+                return None, functools.partial(orders.build_filtered_soon, spec, filters,
+                                               self.kind.properties, run)
             if found is not BROAD:
-                return found
+                return found, None
         index = orders.ready(spec, walked=walked)
         if index is None:
-            orders.build_soon(spec, run)
-            return None
-        return BROAD if filters else index
+            return None, functools.partial(orders.build_soon, spec, run)
+        return (BROAD if filters else index), None
 
     async def _partial(self, spec, query, status, rel, run, filtering, related):
         """The page of a large store whose index is not built yet: its rows picked from the

@@ -66,8 +66,11 @@ def test_the_ui_sorts_are_built_after_the_first_sync_only():
 
 def test_the_later_sorts_are_the_ui_columns_of_the_kind():
     assert later_sorts(kinds.get("event")) == (
-        (("creationTimestamp", True),), (("name", True),), (("name", False),),
-        (("lastSeen", True),), (("lastSeen", False),))
+        (("lastSeen", True),), (("lastSeen", False),), (("firstSeen", True),),
+        (("firstSeen", False),), (("creationTimestamp", True),), (("name", True),))
+    assert later_sorts(kinds.get("pod")) == (
+        (("status", True),), (("status", False),), (("creationTimestamp", True),),
+        (("name", True),), (("name", False),))
     for name in ("node", "replicaset", "configmap"):   # Namespace: built when asked
         assert {spec[0][0] for spec in later_sorts(kinds.get(name))} == {
             "creationTimestamp", "name"}
