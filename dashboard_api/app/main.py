@@ -23,12 +23,25 @@ from dashboard_api.web.locales import LocaleConfigError
 
 log = logging.getLogger("dashboard_api")
 
-# How long a thread holding the interpreter's lock keeps it while another waits (Python's
-# default: 5 ms). The event loop gives the lock up at every system call (each socket read and
-# write, each log line) and, while the executor's threads decode a LIST or build an index, waits
-# up to this long to get it back each time: a page that makes a dozen such calls took 100-370 ms
-# in the seconds after /readyz said ready at 150,000 pods, 2-44 ms with 1 ms (issue #41).
+# How long a thread holding the interpreter's lock keeps it while another waits, once the
+# gateway is ready (Python's default, kept until then: 5 ms). The event loop gives the lock up
+# at every system call (each socket read and write, each log line) and, while the executor's
+# threads decode a LIST or build an index, waits up to this long to get it back each time: a
+# page that makes a dozen such calls took 100-370 ms in the seconds after /readyz said ready at
+# 150,000 pods, 2-44 ms with 1 ms (issue #41). Before ready nobody is served but the probes, and
+# the first sync's sixteen decoding workers handing the lock over five times as often took a
+# fifth longer to sync the pods.
 SWITCH_INTERVAL = 0.001
+READY_POLL = 0.5
+
+
+async def responsive_once_ready(lifecycle):
+    """Hands the interpreter's lock over every SWITCH_INTERVAL once the gateway is ready."""
+    while not lifecycle.ready()[0]:
+        if lifecycle.stopping:
+            return
+        await asyncio.sleep(READY_POLL)
+    sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 async def check_apiserver(cluster):
@@ -138,15 +151,18 @@ async def serve(opts):
     # The default cluster starts now (readiness waits for its cache); the others on first use.
     # A signal meanwhile stops the gateway without waiting for the start (with a slow or
     # rate-limited API server, discovery alone can take many seconds).
-    starting = asyncio.ensure_future(default.start())
+    starting, responsive = asyncio.ensure_future(default.start()), None
     await asyncio.wait([starting, first_signal], return_when=asyncio.FIRST_COMPLETED)
     if starting.done():
         starting.result()
         ctx.lifecycle.cache_started = True
         clusters.start_upkeep()
+        responsive = asyncio.ensure_future(responsive_once_ready(ctx.lifecycle))
     else:
         starting.cancel()
     received = await first_signal
+    if responsive is not None:
+        responsive.cancel()
     log.info("stopping (%s)", signal.Signals(received).name)
     drain = opts.drain_period if received == signal.SIGTERM else 0.0
     await lifecycle.shut_down(ctx.lifecycle, servers, [c.terminals for c in clusters], drain,
@@ -189,7 +205,6 @@ def audit_lines():
 
 
 def main(argv=None):
-    sys.setswitchinterval(SWITCH_INTERVAL)
     opts = options_mod.parse(argv)
     logging.basicConfig(level=getattr(logging, opts.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

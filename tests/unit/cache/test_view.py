@@ -304,7 +304,7 @@ class _Row:
         self.place = place
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.one_of(st.lists(st.integers(-3, 3), max_size=40),
                  st.lists(st.sampled_from(["", "a", "ab", "abc", "b", "\u00e9", "Z"]),
                           max_size=40)),
