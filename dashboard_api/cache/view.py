@@ -10,9 +10,9 @@ The store decides how a page is read, not its caller:
   broad filter walks the sorted index in the executor, its matches remembered until the scope
   changes. A small store builds a missing index on the spot; a large one never makes a request
   wait for a whole sort (issue #41): until its index is built (in the background, started
-  after the first such page), a page is a partial selection in the executor, the page's rows picked by a bounded heap
-  (``partial_page``: O(n log page) of the scope, ~50-80 ms at 200,000 events, the GIL given
-  back every switch interval);
+  after the first such page), a page is a partial selection in the executor, the page's rows
+  picked by a bounded heap (``partial_page``: O(n log page) of the scope, ~25-50 ms at
+  200,000 events, the GIL given back every switch interval);
 - **else by a selection** of the scope's rows (query/page.py ``select``), remembered in the
   cache's Memo until the store or a related read it used changes.
 

@@ -234,7 +234,8 @@ def vars_of(rows):
 
 def test_a_row_has_one_bucket_key_for_all_its_indexes():
     """A pending pod in the controller and the pending index is under one (namespace + "/",
-    name) tuple in both, whether it came with the full LIST or with an event (one tuple a pod saved)."""
+    name) tuple in both, whether it came with the full LIST or with an event (one tuple a pod
+    saved)."""
     def placed(ns, name):
         pod = _pod(ns, name, _TIMES[0], "Pending", [], False)
         pod["metadata"]["ownerReferences"] = [
