@@ -35,13 +35,20 @@ SWITCH_INTERVAL = 0.001
 READY_POLL = 0.5
 
 
+def responsive():
+    sys.setswitchinterval(SWITCH_INTERVAL)
+
+
 async def responsive_once_ready(lifecycle):
-    """Hands the interpreter's lock over every SWITCH_INTERVAL once the gateway is ready."""
+    """Hands the interpreter's lock over every SWITCH_INTERVAL once the gateway is ready: at
+    the very check that first finds it ready (``on_ready``: a /readyz probe's), or at the next
+    of these looks (a gateway nobody probes)."""
+    lifecycle.on_ready = responsive
     while not lifecycle.ready()[0]:
         if lifecycle.stopping:
             return
         await asyncio.sleep(READY_POLL)
-    sys.setswitchinterval(SWITCH_INTERVAL)
+    responsive()
 
 
 async def check_apiserver(cluster):

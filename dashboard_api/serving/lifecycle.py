@@ -30,6 +30,7 @@ class Lifecycle:
         self.cache_started = False  # set once the cache has registered every kind
         self._synced = cache is None
         self.in_flight = 0  # requests whose response has not been finished
+        self.on_ready = None  # called once, when ready() first finds the cache settled
 
     def ready(self):
         """(ready, why not)."""
@@ -45,6 +46,8 @@ class Lifecycle:
             self._synced = self.cache.settled()
             if not self._synced:
                 return False, "the watch cache is syncing"
+            if self.on_ready is not None:
+                self.on_ready()
         return True, "ok"
 
     # --- request accounting (server.Application) ------------------------------------------

@@ -5,11 +5,12 @@ import asyncio
 import sys
 
 from dashboard_api.app import main
+from dashboard_api.serving import lifecycle as lifecycle_mod
 
 
 class Lifecycle:
     def __init__(self, ready_after):
-        self.asked, self.ready_after, self.stopping = 0, ready_after, False
+        self.asked, self.ready_after, self.stopping, self.on_ready = 0, ready_after, False, None
 
     def ready(self):
         self.asked += 1
@@ -43,3 +44,24 @@ def test_a_gateway_stopping_before_ready_keeps_the_default():
     lifecycle.stopping = True
     asyncio.run(main.responsive_once_ready(lifecycle))
     assert sys.getswitchinterval() == default
+
+
+def test_the_check_that_finds_the_gateway_ready_sets_it_at_once():
+    """A /readyz probe's check, between two of the loop's looks: the interval is set then."""
+    class Cache:
+        ready = False
+
+        def settled(self):
+            return self.ready
+
+    default, cache = sys.getswitchinterval(), Cache()
+    lifecycle = lifecycle_mod.Lifecycle(cache)
+    lifecycle.cache_started = True
+    lifecycle.on_ready = main.responsive
+    try:
+        assert lifecycle.ready()[0] is False and sys.getswitchinterval() == default
+        cache.ready = True
+        assert lifecycle.ready()[0] is True
+        assert sys.getswitchinterval() == main.SWITCH_INTERVAL
+    finally:
+        sys.setswitchinterval(default)
