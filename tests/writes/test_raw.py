@@ -5,8 +5,8 @@ import secrets
 
 from tests.gateway.helpers import assert_error
 from tests.resources import kube
-from tests.writes.helpers import absent, bad, forbidden, generation, read, unauthorized, \
-    version
+from tests.writes.helpers import (absent, bad, deleted_in_foreground, forbidden, generation, read,
+                                  unauthorized, version)
 
 DEPLOYMENTS = "/apis/apps/v1/namespaces/%s/deployments/"
 
@@ -190,4 +190,5 @@ def test_custom_objects_by_plural_and_group(cluster, gateway, namespace, admin_t
     path = "/apis/%s/v1/namespaces/%s/widgets/w-1" % (group, namespace)
     assert read(cluster, path)["spec"] == {"replicas": 1, "colour": "blue"}
     assert gateway.request("DELETE", url, token=admin_token).status == 204
-    cluster.wait_for(lambda: absent(cluster, path), timeout=30, what="the widget gone")
+    cluster.wait_for(lambda: deleted_in_foreground(cluster, path), timeout=30,
+                     what="the widget gone or going (the gateway's default propagation)")
