@@ -158,18 +158,18 @@ async def serve(opts):
     # The default cluster starts now (readiness waits for its cache); the others on first use.
     # A signal meanwhile stops the gateway without waiting for the start (with a slow or
     # rate-limited API server, discovery alone can take many seconds).
-    starting, responsive = asyncio.ensure_future(default.start()), None
+    starting, handover = asyncio.ensure_future(default.start()), None
     await asyncio.wait([starting, first_signal], return_when=asyncio.FIRST_COMPLETED)
     if starting.done():
         starting.result()
         ctx.lifecycle.cache_started = True
         clusters.start_upkeep()
-        responsive = asyncio.ensure_future(responsive_once_ready(ctx.lifecycle))
+        handover = asyncio.ensure_future(responsive_once_ready(ctx.lifecycle))
     else:
         starting.cancel()
     received = await first_signal
-    if responsive is not None:
-        responsive.cancel()
+    if handover is not None:
+        handover.cancel()
     log.info("stopping (%s)", signal.Signals(received).name)
     drain = opts.drain_period if received == signal.SIGTERM else 0.0
     await lifecycle.shut_down(ctx.lifecycle, servers, [c.terminals for c in clusters], drain,

@@ -16,10 +16,10 @@ A list that has no validator (read from the API server on each request, or a pag
 per row, as nodes') cannot be watched: its subscription is refused, and the browser refreshes
 it itself. A list of a cached kind that is answered from the API server only for now (its
 store re-lists) or that could not be checked (the API server away) is subscribed all the same
-and checked again a little later. The hub's memory is its connections' subscriptions (at most MAX_SUBSCRIPTIONS each,
-and connections are bounded by --max-connections); a slow connection is closed by its own
-bounded queue (handlers/live.py). The loop runs while the hub has connections; ``close_all``
-ends them (the cluster let go or removed).
+and checked again a little later. The hub's memory is its connections' subscriptions (at most
+MAX_SUBSCRIPTIONS each, and connections are bounded by --max-connections); a slow connection is
+closed by its own bounded queue (handlers/live.py). The loop runs while the hub has
+connections; ``close_all`` ends them (the cluster let go or removed).
 """
 
 from __future__ import annotations
