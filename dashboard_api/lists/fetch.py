@@ -96,8 +96,21 @@ class Fetch:
             for ns in candidates[:MAX_CANDIDATE_NAMESPACES]))
         return [ns for ns, ok in zip(candidates, checks) if ok]
 
+    @staticmethod
+    def _kind_of(need):
+        return kinds.get(need.kind) if isinstance(need.kind, str) else need.kind
+
+    async def _in_cache(self, need):
+        """Whether ``need`` is a list the cache answers (a kind not served: no, _read says)."""
+        if need.name is not None:
+            return False
+        try:
+            return await self.cached(self._kind_of(need))
+        except ApiError:
+            return False
+
     async def _read(self, need):
-        kind = kinds.get(need.kind) if isinstance(need.kind, str) else need.kind
+        kind = self._kind_of(need)
         empty = [] if need.name is None else None
         try:
             if need.name is None:
@@ -115,16 +128,25 @@ class Fetch:
             return empty
 
     async def gather(self, needs: Iterable[Need], rel: Related) -> Related:
-        """Carries out the needs whose key ``rel`` lacks, concurrently, into ``rel``."""
+        """Carries out the needs whose key ``rel`` lacks into ``rel``: the lists the cache
+        answers one after the other, in line (no task, so no step of the event loop to wait
+        for behind the other requests' work), the others concurrently."""
         todo = {}
         for need in needs:
             if need.key not in rel and need.key not in todo:
                 todo[need.key] = need
         if not todo:
             return rel
-        results = await asyncio.gather(*(self._read(n) for n in todo.values()))
-        for key, result in zip(todo, results):
-            rel[key] = result
+        asked = {}
+        for key, need in todo.items():
+            if await self._in_cache(need):
+                rel[key] = await self._read(need)
+            else:
+                asked[key] = need
+        if asked:
+            results = await asyncio.gather(*(self._read(n) for n in asked.values()))
+            for key, result in zip(asked, results):
+                rel[key] = result
         return rel
 
     async def settle(self, needs_of: Callable[[Related], Iterable[Need]], rel: Related,

@@ -321,8 +321,9 @@ class KindsSearch:
         for part, _row in page:
             if part.kind.search.status_reads and part.rel is not None:
                 needing[part.kind.name] = part
-        await asyncio.gather(*(self.fetch.gather(
-            standard_needs(p.kind.list_needs, p.namespaces), p.rel) for p in needing.values()))
+        for part in needing.values():   # read from the cache, in line (Fetch.gather)
+            await self.fetch.gather(standard_needs(part.kind.list_needs, part.namespaces),
+                                    part.rel)
         return [_item(part.kind, row, part.rel) for part, row in page]
 
 

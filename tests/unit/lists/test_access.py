@@ -72,3 +72,61 @@ def test_known_is_the_remembered_answer_and_asks_nothing():
     assert access.known(handle, "list", pods, "a") is True
     assert access.known(handle, "list", pods, "no") is False
     assert access.known(handle, "list", pods, "b") is None and len(handle.asked) == asked
+
+
+class _Changing(_Handle):
+    """A caller whose right the API server takes back after the first review."""
+
+    def __init__(self):
+        super().__init__()
+        self.allowed = True
+
+    async def can_i(self, **attributes):
+        self.asked.append(attributes)
+        return self.allowed
+
+
+def test_an_answer_still_used_is_asked_again_ahead_and_none_serves_past_the_ttl():
+    now = [0.0]
+    access, handle = Access(ttl=5.0, clock=lambda: now[0]), _Changing()
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+
+    async def scenario():
+        assert await access.allowed(handle, "list", pods, "a") is True
+        now[0] = 3.0          # young: used as it is, nothing asked
+        assert await access.allowed(handle, "list", pods, "a") is True
+        await asyncio.sleep(0)
+        assert len(handle.asked) == 1
+        handle.allowed = False
+        now[0] = 4.5          # past AHEAD of the ttl: used, and asked again behind it
+        assert await access.allowed(handle, "list", pods, "a") is True
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert len(handle.asked) == 2
+        now[0] = 6.0          # the first answer would have expired: the new one serves
+        assert access.known(handle, "list", pods, "a") is False
+        assert await access.allowed(handle, "list", pods, "a") is False
+        assert len(handle.asked) == 2
+        now[0] = 4.5 + 5.0 + 0.1   # and expires in its turn: asked on the request's path
+        assert await access.allowed(handle, "list", pods, "a") is False
+        assert len(handle.asked) == 3
+    asyncio.run(scenario())
+    assert access.ahead == 1
+
+
+def test_answers_asked_ahead_count_in_the_request_budget():
+    now = [0.0]
+    access, handle = Access(ttl=5.0, clock=lambda: now[0]), _Changing()
+    resources = [Resource("", "v1", "r%d" % n, "R", True, ()) for n in range(4)]
+
+    async def scenario():
+        for r in resources:
+            await access.allowed(handle, "list", r, "a")
+        now[0] = 4.5
+        budget = Budget(2)
+        for r in resources:
+            assert await access.allowed(handle, "list", r, "a", budget=budget) is True
+        for _ in range(5):
+            await asyncio.sleep(0)
+    asyncio.run(scenario())
+    assert len(handle.asked) == 4 + 2 and access.ahead == 2
