@@ -90,6 +90,19 @@ class CacheSource:
         store = self.cache.store_of(resource)
         return store is not None and (store.serving() or store.state == SYNCING)
 
+    def answers_at_once(self, fetch, resource, namespaces):
+        """Whether a list of ``resource`` in ``namespaces`` is answered from the cache with
+        nothing to wait for: its store serves and the caller's right there is remembered (a
+        review or a first sync to wait for is waited for beside the others: lists/fetch.py)."""
+        if not self.cache.registered.is_set():
+            return False
+        store = self.cache.store_of(resource)
+        if store is None or not store.serving():
+            return False
+        names = namespaces.names if resource.namespaced else ()
+        return all(self.access.known(fetch.handle, "list", resource, ns) is True
+                   for ns in names or ("",))
+
     async def rows(self, fetch, kind, resource, namespaces):
         store, names = await self._authorized_store(fetch, resource, namespaces)
         if store is None:

@@ -100,14 +100,16 @@ class Fetch:
     def _kind_of(need):
         return kinds.get(need.kind) if isinstance(need.kind, str) else need.kind
 
-    async def _in_cache(self, need):
-        """Whether ``need`` is a list the cache answers (a kind not served: no, _read says)."""
+    async def _at_once(self, need):
+        """Whether ``need`` is a list the cache answers with nothing to wait for (a kind not
+        served: no, _read says what then)."""
         if need.name is not None:
             return False
         try:
-            return await self.cached(self._kind_of(need))
+            resource = await self.resource(self._kind_of(need))
         except ApiError:
             return False
+        return self.source.answers_at_once(self, resource, need.namespaces)
 
     async def _read(self, need):
         kind = self._kind_of(need)
@@ -129,8 +131,9 @@ class Fetch:
 
     async def gather(self, needs: Iterable[Need], rel: Related) -> Related:
         """Carries out the needs whose key ``rel`` lacks into ``rel``: the lists the cache
-        answers one after the other, in line (no task, so no step of the event loop to wait
-        for behind the other requests' work), the others concurrently."""
+        answers at once one after the other, in line (no task, so no step of the event loop to
+        wait for behind the other requests' work), the others (a LIST, a review, a first sync
+        to wait for) concurrently."""
         todo = {}
         for need in needs:
             if need.key not in rel and need.key not in todo:
@@ -139,7 +142,7 @@ class Fetch:
             return rel
         asked = {}
         for key, need in todo.items():
-            if await self._in_cache(need):
+            if await self._at_once(need):
                 rel[key] = await self._read(need)
             else:
                 asked[key] = need

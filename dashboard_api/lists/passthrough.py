@@ -110,6 +110,10 @@ class ChunkedList:
         """Nothing is cached on this path."""
         return False
 
+    def answers_at_once(self, fetch, resource, namespaces):
+        """Every list of this path is a LIST to wait for."""
+        return False
+
     async def rows(self, fetch, kind, resource, namespaces):
         """A main list's rows, paged in process (query/page.py ListedRows: their keys are
         filled from the summaries)."""
