@@ -65,6 +65,19 @@ def _quiet(task):
         task.exception()
 
 
+def _attributes(key):
+    """The SelfSubjectAccessReview attributes of an answer's key (``Access.allowed``)."""
+    _identity, verb, group, plural, namespace, name, subresource = key
+    attributes = {"verb": verb, "group": group, "resource": plural}
+    if namespace:
+        attributes["namespace"] = namespace
+    if name:
+        attributes["name"] = name
+    if subresource:
+        attributes["subresource"] = subresource
+    return attributes
+
+
 def unreachable(error):
     """Whether an error says the API server did not answer (refused, reset, hung, or said it
     is unavailable)."""
@@ -122,18 +135,12 @@ class Access:
         """Whether the caller may; with a `budget` (Budget) exhausted, False without asking."""
         identity = self.identity(handle)
         key = (identity, verb, resource.group, resource.plural, namespace, name, subresource)
-        attributes = {"verb": verb, "group": resource.group, "resource": resource.plural}
-        if namespace:
-            attributes["namespace"] = namespace
-        if name:
-            attributes["name"] = name
-        if subresource:
-            attributes["subresource"] = subresource
         found = self._answers.get(key)
         if found is not None:
             self.hits += 1
-            self._ask_ahead(identity, handle, attributes, key, budget)
+            self._ask_ahead(identity, handle, key, budget)
             return found
+        attributes = _attributes(key)
         if self.away():
             self._probe_with(identity, handle, attributes, key)
             return self._remembered(key, handle)
@@ -159,7 +166,7 @@ class Access:
             return answer
         return review
 
-    def _ask_ahead(self, identity, handle, attributes, key, budget):
+    def _ask_ahead(self, identity, handle, key, budget):
         """A remembered answer older than AHEAD of ``ttl`` is asked again in the background,
         so that a caller who keeps asking finds it fresh rather than waiting for the review
         once it expires (a search's 36 kinds every ``ttl``: issue #38). No answer serves
@@ -172,7 +179,7 @@ class Access:
             return
         self.ahead += 1
         task = asyncio.ensure_future(self._asking.run(
-            key, self._review(identity, handle, attributes, key)))
+            key, self._review(identity, handle, _attributes(key), key)))
         task.add_done_callback(_quiet)
 
     def known(self, handle, verb, resource, namespace="", name=None, subresource=None):
