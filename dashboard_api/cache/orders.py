@@ -5,7 +5,8 @@ the whole store per request: ``Orders`` keeps, per store, the SortedIndex of eac
 (the least recently used dropped) and the FilteredIndex of each narrow filter; each event moves
 one row in each of them. A large store's index is built in the executor over a copy of the rows,
 with the events that arrived meanwhile applied to it afterwards, so the event loop never sorts
-the whole store. No sort is the store's own order (ListOrder): nothing to build.
+the whole store. No sort is the store's own order (ListOrder): nothing to build; nor is a sort by
+namespace alone (the same walk, the namespaces in another order).
 
 Ready means ready (issue #41): the sorts of ``warm`` (the web UI's first page: newest first)
 are built with a large store's rows, in the executor, before the store says it has synced
@@ -28,7 +29,9 @@ import logging
 import time
 from typing import Any, Iterable
 
+from dashboard_api.cache.foreground import FOREGROUND
 from dashboard_api.cache.sorted import FilteredIndex, ListOrder, SortedIndex, filtered_index
+from dashboard_api.query.properties import COMMON
 
 # Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped:
 # about 2.6 MiB each at 150,000 pods (cache/rowlist.py: the rows without their keys; it was ~25
@@ -56,9 +59,10 @@ BROAD = object()
 class Orders:
     """The sorted and filtered indexes of ``store``'s rows."""
 
-    def __init__(self, store: Any, clock: Any = time.monotonic):
+    def __init__(self, store: Any, clock: Any = time.monotonic, foreground: Any = FOREGROUND):
         self.store = store
         self.clock = clock
+        self.foreground = foreground   # builds in the executor step aside for requests
         self.used = {}              # sorted spec or filtered key -> when a page last read it
         self.sorted = collections.OrderedDict()     # sort spec -> SortedIndex
         self.filtered = collections.OrderedDict()   # (spec, filters) -> FilteredIndex
@@ -119,13 +123,25 @@ class Orders:
         """The index of ``spec`` if there is one now (no sort: the store's own order, unless
         it is to be ``walked``), else None: nothing is built (``build_soon`` does)."""
         spec = tuple(spec)
-        if not spec and not walked:
-            return ListOrder(self.store)
+        order = None if walked else self._list_order(spec)
+        if order is not None:
+            return order
         index = self.sorted.get(spec)
         if index is not None:
             self.sorted.move_to_end(spec)
             self.used[spec] = self.clock()
         return index
+
+    def _list_order(self, spec: tuple) -> ListOrder | None:
+        """The ListOrder that is ``spec``'s order (no sort; a sort by namespace alone), if any:
+        nothing to build. Never for an index to be walked in the executor."""
+        if not spec:
+            return ListOrder(self.store)
+        if len(spec) == 1 and spec[0][0] == "namespace":
+            props = getattr(self.store.kind, "properties", None) or {}
+            if props.get("namespace") is COMMON["namespace"]:   # the object's own namespace
+                return ListOrder(self.store, spec[0][1])
+        return None
 
     def build_later(self, run: Any) -> None:
         """Starts building the ``later`` sorts in the background, one after the other (after
@@ -196,8 +212,9 @@ class Orders:
         event; at most SORTED_INDEXES). No sort is the store's own order (ListOrder), unless
         the index is to be ``walked`` whole in the executor (cache/view.py's broad filter)."""
         spec = tuple(spec)
-        if not spec and not walked:
-            return ListOrder(self.store)
+        order = None if walked else self._list_order(spec)
+        if order is not None:
+            return order
         index = self.sorted.get(spec)
         self.used[spec] = self.clock()
         if index is not None:
@@ -214,10 +231,12 @@ class Orders:
         (the executor) first, so the event loop never sorts the whole store."""
         spec = tuple(spec)
         rows = self.store.rows
-        if (not spec and not walked) or spec in self.sorted or len(rows) < OFF_LOOP_BUILD:
+        if spec in self.sorted or len(rows) < OFF_LOOP_BUILD or \
+                (not walked and self._list_order(spec) is not None):
             return self.get(spec, walked)
         index, built = await self._build_off_loop(spec, functools.partial(
-            _sorted_index, spec, self.store.kind.properties), run)
+            SortedIndex, spec, props=self.store.kind.properties,
+            pause=self.foreground.step_aside), run)
         if built and spec not in self.sorted:
             self.sorted[spec] = index
             self._bound_sorted()
@@ -241,7 +260,8 @@ class Orders:
         make = functools.partial(filtered_index, key[0], key[1], props, broad=FILTER_BROAD)
         if len(rows) < OFF_LOOP_BUILD:
             return self._keep_filtered(key, make(rows.values()))
-        index, built = await self._build_off_loop(("filtered",) + key, make, run)
+        index, built = await self._build_off_loop(
+            ("filtered",) + key, functools.partial(make, pause=self.foreground.step_aside), run)
         if not built:          # built by another caller, or the rows kept being replaced
             return self.filtered.get(key)
         return self._keep_filtered(key, index)
@@ -324,6 +344,3 @@ class Orders:
         while len(kept) > size:
             kept.popitem(last=False)
 
-
-def _sorted_index(spec, props, rows):
-    return SortedIndex(spec, rows, props)

@@ -26,11 +26,12 @@ def state_of(rows, builders):
     return names, states
 
 
-def plan(kind, live, rows, builders, specs, counting):
+def plan(kind, live, rows, builders, specs, counting, pause=None):
     """A re-list's plan, made in the executor: ([(old, new)] the changes from ``live``, None)
     when they are few enough to apply as events, else (None, the whole new state: (rows dict,
     names, buckets, a SortedIndex per spec of ``specs``, the status counters when
-    ``counting``)). ``live`` is only read with single dict operations (get, a copy of its
+    ``counting``); the indexes' builds step aside for requests by ``pause``, as
+    cache/foreground.py says). ``live`` is only read with single dict operations (get, a copy of its
     items), each whole under the GIL; the caller checks the store did not change meanwhile."""
     if live:   # a first sync has nothing to compare with: built whole
         changes = changes_of(live, rows)
@@ -39,7 +40,7 @@ def plan(kind, live, rows, builders, specs, counting):
         del changes
     fresh = {(row.namespace, row.name): row for row in rows}
     names, buckets = state_of(fresh, builders)
-    sorted_indexes = [SortedIndex(spec, fresh.values(), kind.properties) for spec in specs]
+    sorted_indexes = [SortedIndex(spec, fresh.values(), kind.properties, pause) for spec in specs]
     counters = tally.tally_of(kind, fresh.values()) if counting else None
     return None, (fresh, names, buckets, sorted_indexes, counters)
 

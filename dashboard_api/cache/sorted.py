@@ -20,7 +20,6 @@ from dashboard_api.cache.rowlist import RowList
 from dashboard_api.query import properties, rows as query_rows
 from dashboard_api.query.rows import slashed
 
-
 # A string sort value descending: its UTF-8 bytes each flipped (255 - b), then a byte above every
 # flipped one, so that a prefix comes after the longer strings it starts (as "ab" comes after
 # "abc" in descending order); bytes compare in C (a wrapper class with __lt__ made every
@@ -65,38 +64,58 @@ def single_value(spec, props):
 
 # Rows sorted by one C call at a time when an index is built (``sliced_sort``): a sort of n rows
 # holds the GIL, and so the event loop, for all of its n log n comparisons (~0.2 s at 200,000
-# events); slices of this many take ~10 ms each, and their merge runs as Python code, which
-# gives the GIL back every switch interval (issue #41).
-SORT_SLICE = 16384
+# events); slices of this many take a few ms each (16,384 took ~20 ms with many equal values,
+# and the whole build was a third slower), and their merge runs as Python code, which gives
+# the GIL back every switch interval (issue #41).
+SORT_SLICE = 4096
 
 
-def sliced_sort(rows, key):
+def sliced_sort(rows, key, pause=None):
     """``rows`` (a list) sorted by ``key``, by slices of SORT_SLICE sorted one at a time and
     then merged: the same order as ``sorted(rows, key=key)`` when keys are unique (every index
-    key ends with namespace and name), without holding the GIL for more than a slice."""
+    key ends with namespace and name), without holding the GIL for more than a slice.
+    ``pause``, when given, is called between two steps (a slice, SORT_SLICE rows of the merge):
+    a background build steps aside there for requests (cache/foreground.py)."""
     if len(rows) <= SORT_SLICE:
         return sorted(rows, key=key)
     # The keys a slice's sort makes are let go of with it; the merge makes each row's key once
     # more, as it takes it: no key of every row is ever held at once (~20 MiB at 150,000 pods).
-    slices = [sorted(rows[at:at + SORT_SLICE], key=key) for at in range(0, len(rows), SORT_SLICE)]
-    return list(heapq.merge(*slices, key=key))
+    slices = []
+    for at in range(0, len(rows), SORT_SLICE):
+        if pause is not None:
+            pause()
+        slices.append(sorted(rows[at:at + SORT_SLICE], key=key))
+    merged = heapq.merge(*slices, key=key)
+    if pause is None:
+        return list(merged)
+    ordered = []
+    while True:
+        pause()
+        before = len(ordered)
+        ordered.extend(itertools.islice(merged, SORT_SLICE))
+        if len(ordered) - before < SORT_SLICE:
+            return ordered
 
 
 class SortedIndex:
     """A store's rows in the order of one sort spec (see the module docstring), with one
     sub-index per namespace, each a RowList (cache/rowlist.py: the rows without their keys,
     16 bytes a row for both). Built in the executor for a large store (cache/orders.py): the
-    rows are sorted by slices, so the build never holds the GIL long (``sliced_sort``)."""
+    rows are sorted by slices, so the build never holds the GIL long (``sliced_sort``), and a
+    build in the background steps aside for requests between them (``pause``)."""
 
-    def __init__(self, spec, rows, props):
+    def __init__(self, spec, rows, props, pause=None):
         self.spec = tuple(spec)
         self.key = key_function(self.spec, props)
         self.single = single_value(self.spec, props)
-        ordered = sliced_sort(list(rows), self.key)
+        ordered = sliced_sort(list(rows), self.key, pause)
         self.all = RowList(self.key, ordered, self.single)
         groups = {}
-        for row in ordered:  # already in order: each sub-index is made from sorted input
-            groups.setdefault(row.namespace, []).append(row)
+        for at in range(0, len(ordered), SORT_SLICE):   # in order: sorted input for each
+            if pause is not None:
+                pause()
+            for row in ordered[at:at + SORT_SLICE]:
+                groups.setdefault(row.namespace, []).append(row)
         del ordered
         self.by_namespace = {ns: RowList(self.key, group, self.single)
                              for ns, group in groups.items()}
@@ -149,12 +168,19 @@ class ListOrder:
     Nothing is built and nothing more is kept, so the first page of a list in that order costs
     what every later one does, O(namespaces + page); a SortedIndex of it would be a sort of the
     whole store first (a second at 200,000 events) and an index more to keep. Only the event
-    loop reads it: a walk of every row in the executor (a broad filter) needs a SortedIndex."""
+    loop reads it: a walk of every row in the executor (a broad filter) needs a SortedIndex.
 
-    __slots__ = ("store",)
+    A sort by namespace alone (``namespaces_ascending`` True or False) is the same walk with
+    the namespaces in the order of their names (a SortedIndex of it orders by the namespace,
+    then by (namespace + "/", name): in each namespace, by name), so it is read here too: the
+    web UI's namespace column costs no index (issue #41: each first click on it was a partial
+    selection of the whole store, ~200 ms at 150,000 pods, until its index was built)."""
 
-    def __init__(self, store):
+    __slots__ = ("store", "namespaces_ascending")
+
+    def __init__(self, store, namespaces_ascending=None):
         self.store = store
+        self.namespaces_ascending = namespaces_ascending
 
     def count(self, namespaces):
         names = self.store.names
@@ -164,11 +190,16 @@ class ListOrder:
 
     def page(self, namespaces, start, stop):
         """The rows ``start:stop`` (stop None: to the end) of the namespaces (empty: all), in
-        list order."""
+        list order (or by namespace)."""
         store = self.store
         names, rows = store.names, store.rows
-        order = store.namespace_order() if not namespaces else \
-            sorted(dict.fromkeys(namespaces), key=slashed)
+        if self.namespaces_ascending is not None:
+            order = sorted(dict.fromkeys(namespaces) if namespaces else names,
+                           reverse=not self.namespaces_ascending)
+        elif namespaces:
+            order = sorted(dict.fromkeys(namespaces), key=slashed)
+        else:
+            order = store.namespace_order()
         want = None if stop is None else max(0, stop - start)
         found = []
         for ns in order:
@@ -192,10 +223,10 @@ class FilteredIndex(SortedIndex):
     others: a filtered page then costs O(log m + page) for m matches instead of a walk of the
     whole store on every change. Built by ``filtered_index``, which declines broad filters."""
 
-    def __init__(self, spec, filters, props, rows):
+    def __init__(self, spec, filters, props, rows, pause=None):
         self.filters = tuple(filters)
         self.props = props
-        super().__init__(spec, rows, props)
+        super().__init__(spec, rows, props, pause)
 
     def passes(self, row):
         return bool(query_rows.filter_rows((row,), self.filters, self.props))
@@ -205,7 +236,7 @@ class FilteredIndex(SortedIndex):
                        new if new is not None and self.passes(new) else None)
 
 
-def filtered_index(spec, filters, props, rows, broad):
+def filtered_index(spec, filters, props, rows, broad, pause=None):
     """The FilteredIndex of ``rows`` for the filters, or None when more than 1/``broad`` of
     them pass: a broad filter's walk costs a few times its matches anyway, and not keeping it
     bounds what each filtered index holds."""
@@ -213,4 +244,4 @@ def filtered_index(spec, filters, props, rows, broad):
     matches = query_rows.filter_rows(rows, filters, props)
     if len(matches) * broad > len(rows):
         return None
-    return FilteredIndex(spec, filters, props, matches)
+    return FilteredIndex(spec, filters, props, matches, pause)

@@ -183,7 +183,8 @@ class Store:
             counting = self._tally is not None or (large and self.kind is not None
                                                    and self.kind.status_split is not None)
             changes, built = await run(
-                relists.plan, self.kind, self.rows, rows, self._builders(), specs, counting)
+                relists.plan, self.kind, self.rows, rows, self._builders(), specs, counting,
+                self.orders.foreground.step_aside)
             if self.generation != generation:
                 continue
             if built is None:

@@ -12,7 +12,8 @@ The store decides how a page is read, not its caller:
   wait for a whole sort (issue #41): until its index is built (in the background, started
   after the first such page), a page is a partial selection in the executor, the page's rows
   picked by a bounded heap (``partial_page``: O(n log page) of the scope, ~25-50 ms at
-  200,000 events, the GIL given back every switch interval);
+  200,000 events, the GIL given back every switch interval), before which the background
+  builds step aside (cache/foreground.py), as for every request's work in the executor;
 - **else by a selection** of the scope's rows (query/page.py ``select``), remembered in the
   cache's Memo until the store or a related read it used changes.
 
@@ -82,6 +83,7 @@ class StoreView:
 
     async def _indexed(self, query, status, rel, run):
         kind, store, names = self.kind, self.store, self.namespaces
+        foreground = store.orders.foreground
         spec = sort_spec(query, kind.properties)
         filtering = bool(kind.filterable and query.filters)
         related = filtering and reads_related(query.filters, kind)
@@ -108,10 +110,11 @@ class StoreView:
         if index is BROAD:   # the plain terms are broad: a walk of the sorted index
             index = await store.orders.ensure(spec, run, walked=True)
             if not related:   # in the executor, remembered
-                matches = await self.memo.get(self._filter_key(query, spec), lambda: run(
-                    filtered_walk, kind, index, names, query))
+                matches = await self.memo.get(
+                    self._filter_key(query, spec),
+                    lambda: foreground.run(run, filtered_walk, kind, index, names, query))
         if related:   # it reads the related reads: a walk, for this request only
-            matches = await _walk(run, kind, index, names, query, rel)
+            matches = await _walk(foreground, run, kind, index, names, query, rel)
         return self._answer(query, status, rel, matches, index)
 
     def _answer(self, query, status, rel, matches=None, index=None) -> Page:
@@ -164,8 +167,9 @@ class StoreView:
         # A copy of the scope made on the loop (rows change there only): one C call each.
         rows = store.scope(names) if names else list(store.rows.values())
         filters = bind_filters(query.filters, kind, rel if related else None) if filtering else ()
-        page, total = await run(partial_page, rows, key_function(spec, kind.properties), filters,
-                                kind.properties, query)
+        page, total = await store.orders.foreground.run(
+            run, partial_page, rows, key_function(spec, kind.properties), filters,
+            kind.properties, query)
         return Page(page, total, self._list_status(status, rel))
 
     def _filter_key(self, query, spec):
@@ -187,7 +191,8 @@ class StoreView:
 
         async def compute():
             if len(rows) >= OFF_LOOP_ROWS:
-                return await run(select, kind, rows, rel, query, status)
+                return await self.store.orders.foreground.run(
+                    run, select, kind, rows, rel, query, status)
             return select(kind, rows, rel, query, status)
 
         key = self.memo.key(kind, rows, rel, query, status)
@@ -222,12 +227,12 @@ def partial_page(rows: list[Row], key: Any, filters: tuple, props: Mapping[str, 
     return heapq.nsmallest(start + query.items_per_page, rows, key=key)[start:], total
 
 
-async def _walk(run, kind, index, names, query, rel):
+async def _walk(foreground, run, kind, index, names, query, rel):
     count = index.count(names)
     if not count:
         return []
     if count >= OFF_LOOP_ROWS:
-        return await run(filtered_walk, kind, index, names, query, rel)
+        return await foreground.run(run, filtered_walk, kind, index, names, query, rel)
     return filtered_walk(kind, index, names, query, rel)
 
 
