@@ -29,6 +29,7 @@ import logging
 import time
 from typing import Any, Iterable
 
+from dashboard_api.cache import interim as interim_module
 from dashboard_api.cache.foreground import FOREGROUND
 from dashboard_api.cache.sorted import FilteredIndex, ListOrder, SortedIndex, filtered_index
 from dashboard_api.query.properties import COMMON
@@ -44,6 +45,9 @@ OFF_LOOP_BUILD = 5000
 # answered by a walk of the sorted index, which then costs at most FILTER_BROAD x its matches.
 FILTERED_INDEXES = 8
 FILTER_BROAD = 4
+# First rows of sorts being built kept per event (cache/interim.py), the least recently made
+# dropped: each holds a page and DEPTH rows, and the events since it was made.
+INTERIMS = 8
 # Builds in the executor that a full LIST overtook, before the build gives up.
 BUILD_TRIES = 3
 # An index no page has read for this long is let go of (but a ``warm`` one): each event moves a
@@ -68,6 +72,7 @@ class Orders:
         self.filtered = collections.OrderedDict()   # (spec, filters) -> FilteredIndex
         self.broad = collections.OrderedDict()      # (spec, filters) found broad -> changes then
         self.building = {}          # index key -> (future, events meanwhile), being built
+        self.interims = collections.OrderedDict()   # (spec, filters, names) -> Interim
         self.changes = 0            # objects changed by events or re-lists (for ``broad``)
         self.warm = ()              # sort specs built with a large store's rows (``wanted``)
         self.later = ()             # sort specs built after a large store's first sync
@@ -85,6 +90,7 @@ class Orders:
         self.sorted.clear()
         self.filtered.clear()
         self.broad.clear()
+        self.interims.clear()
         self.sorted.update(sorted_indexes)
         return dropped
 
@@ -99,6 +105,8 @@ class Orders:
             index.change(old, new)
         for _future, log in self.building.values():
             log.append((old, new))
+        for interim in self.interims.values():
+            interim.log.append((old, new))
 
     @staticmethod
     def large(rows: int) -> bool:
@@ -240,6 +248,7 @@ class Orders:
         if built and spec not in self.sorted:
             self.sorted[spec] = index
             self._bound_sorted()
+            self._drop_interims(spec, ())
         return self.get(spec, walked)
 
     async def ensure_filtered(self, spec: tuple, filters: tuple, props: Any,
@@ -316,7 +325,38 @@ class Orders:
         self.broad.pop(key, None)
         self.filtered[key] = index
         self._bound(self.filtered, FILTERED_INDEXES)
+        self._drop_interims(*key)
         return index
+
+    # --- first rows kept while an index builds (cache/interim.py) ------------------------------
+
+    def interim(self, key: tuple) -> Any:
+        """The Interim kept for ``key`` ((spec, filters, namespaces)), if any and still young."""
+        found = self.interims.get(key)
+        if found is not None and not self._young(found):
+            del self.interims[key]
+            return None
+        return found
+
+    def keep_interim(self, key: tuple, interim: Any) -> None:
+        """Keeps ``interim`` for ``key`` (made when its rows were copied: it gets every event
+        from now on), at most INTERIMS, the oldest dropped first."""
+        self.interims.pop(key, None)
+        self.interims[key] = interim
+        self._bound(self.interims, INTERIMS)
+
+    def forget_interim(self, key: tuple, interim: Any) -> None:
+        if self.interims.get(key) is interim:
+            del self.interims[key]
+
+    def _young(self, interim):
+        return self.clock() - interim.made <= interim_module.AGE and \
+            len(interim.log) <= interim_module.LOG_LIMIT
+
+    def _drop_interims(self, spec, filters):
+        """Its index is there: the interims of that sort and filter are read no more."""
+        for key in [k for k in self.interims if k[0] == spec and k[1] == filters]:
+            del self.interims[key]
 
     def _expire(self):
         """Lets go of the indexes no page read for INDEX_IDLE seconds (never a warm one); an
@@ -328,6 +368,8 @@ class Orders:
                     del kept[key]
         self.used = {key: at for key, at in self.used.items()
                      if key in self.sorted or key in self.filtered}
+        for key in [k for k, interim in self.interims.items() if not self._young(interim)]:
+            del self.interims[key]
 
     def _bound_sorted(self):
         """At most SORTED_INDEXES sorted indexes: the least recently used go first, but never

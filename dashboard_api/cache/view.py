@@ -11,9 +11,11 @@ The store decides how a page is read, not its caller:
   changes. A small store builds a missing index on the spot; a large one never makes a request
   wait for a whole sort (issue #41): until its index is built (in the background, started
   after the first such page), a page is a partial selection in the executor, the page's rows
-  picked by a bounded heap (``partial_page``: O(n log page) of the scope, ~25-50 ms at
+  picked by a bounded heap (``partial_page``: O(n log page) of the scope, 100-200 ms at
   200,000 events, the GIL given back every switch interval), before which the background
-  builds step aside (cache/foreground.py), as for every request's work in the executor;
+  builds step aside (cache/foreground.py), as for every request's work in the executor; the
+  page and DEPTH rows more are kept per event until the index is there (cache/interim.py), so
+  the same sort asked again meanwhile (the next page, a refresh) is no selection again;
 - **else by a selection** of the scope's rows (query/page.py ``select``), remembered in the
   cache's Memo until the store or a related read it used changes.
 
@@ -34,6 +36,8 @@ import functools
 import heapq
 from typing import Any, Mapping
 
+from dashboard_api.cache import interim as interim_module
+from dashboard_api.cache.interim import Interim
 from dashboard_api.cache.memo import Memo
 from dashboard_api.cache.orders import BROAD
 from dashboard_api.cache.sorted import key_function, sliced_sort
@@ -162,14 +166,38 @@ class StoreView:
     async def _partial(self, spec, query, status, rel, run, filtering, related):
         """The page of a large store whose index is not built yet: its rows picked from the
         scope in the executor (``partial_page``); the total and the status block as off the
-        index."""
+        index. A page of a sort not matched with the related reads is read off the first rows
+        kept since a selection of the same sort, filter and scope (cache/interim.py) when they
+        hold it; else the selection picks DEPTH rows more and keeps them."""
         store, kind, names = self.store, self.kind, self.namespaces
+        orders, props = store.orders, kind.properties
+        filters = bind_filters(query.filters, kind, rel if related else None) if filtering else ()
+        key = key_function(spec, props)
+        keep = None
+        if query.page and query.items_per_page and not related:
+            start = query.items_per_page * (query.page - 1)
+            keep = (spec, filters, names)
+            kept = orders.interim(keep)
+            found = kept.page(start, start + query.items_per_page) if kept else None
+            if found is not None:
+                return Page(found[0], found[1], self._list_status(status, rel))
+            interim = Interim(key, _passes(names, filters, props), orders.clock())
+            orders.keep_interim(keep, interim)   # every event from the copy on
         # A copy of the scope made on the loop (rows change there only): one C call each.
         rows = store.scope(names) if names else list(store.rows.values())
-        filters = bind_filters(query.filters, kind, rel if related else None) if filtering else ()
-        page, total = await store.orders.foreground.run(
-            run, partial_page, rows, key_function(spec, kind.properties), filters,
-            kind.properties, query)
+        if keep is None:
+            page, total = await orders.foreground.run(
+                run, partial_page, rows, key, filters, props, query)
+            return Page(page, total, self._list_status(status, rel))
+        try:
+            first, total = await orders.foreground.run(
+                run, first_rows, rows, key, filters, props,
+                start + query.items_per_page + interim_module.DEPTH)
+        except BaseException:
+            orders.forget_interim(keep, interim)
+            raise
+        interim.fill(first, total)
+        page = first[start:start + query.items_per_page]
         return Page(page, total, self._list_status(status, rel))
 
     def _filter_key(self, query, spec):
@@ -225,6 +253,25 @@ def partial_page(rows: list[Row], key: Any, filters: tuple, props: Mapping[str, 
     if not query.items_per_page or start >= total:
         return [], total
     return heapq.nsmallest(start + query.items_per_page, rows, key=key)[start:], total
+
+
+def first_rows(rows: list[Row], key: Any, filters: tuple, props: Mapping[str, Any],
+               count: int) -> tuple[list[Row], int]:
+    """(the first ``count`` rows in ``key`` order of ``rows`` that pass ``filters``, how many
+    pass): ``partial_page``'s selection from the first row, for an Interim to keep."""
+    if filters:
+        rows = filter_rows(rows, filters, props)
+    return heapq.nsmallest(count, rows, key=key), len(rows)
+
+
+def _passes(names, filters, props):
+    """Whether a row is in the namespaces (empty: all) and passes the filters."""
+    scope = frozenset(names)
+
+    def passes(row):
+        return (not scope or row.namespace in scope) and \
+            (not filters or bool(filter_rows((row,), filters, props)))
+    return passes
 
 
 async def _walk(foreground, run, kind, index, names, query, rel):
