@@ -16,6 +16,7 @@ from dashboard_api import audit
 from dashboard_api.audit.trail import AuditCollector
 from dashboard_api.auth import oidc, persons
 from dashboard_api.auth.csrf import CsrfGuard, CsrfTokens, load_key
+from dashboard_api.cache.foreground import FOREGROUND
 from dashboard_api.cache.telemetry import CacheCollector
 from dashboard_api.handlers import home, picker, static
 from dashboard_api.handlers.base import NotFoundHandler, UnknownClusterHandler
@@ -51,6 +52,7 @@ class Application(tornado.web.Application):
         requestlog.incoming(request)
         looplag.request_started(request)  # names the request in slow-step warnings
         self.ctx.lifecycle.request_started()
+        FOREGROUND.arrived()   # background index builds step aside a moment (cache/foreground)
         # /clusters/{name}/... is routed as the path within that cluster by the one route
         # table; the request keeps its full path (cookies are scoped to it) and its cluster.
         name, inner = split_path(request.path)

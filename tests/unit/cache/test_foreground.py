@@ -56,6 +56,19 @@ def test_a_build_goes_on_as_soon_as_the_request_is_done():
     assert clock.naps == 3 and fg.requests == 0
 
 
+def test_a_build_steps_aside_a_moment_after_a_request_arrives_but_a_relist_does_not():
+    clock = Clock()
+    fg = Foreground(clock, clock.sleep)
+    fg.arrived()
+    fg.step_aside_for_work()
+    assert clock.now == 0   # a re-list's build waits for executor work only
+    fg.step_aside()
+    assert foreground_module.ARRIVAL <= clock.now < foreground_module.ARRIVAL + 0.01
+    began = clock.now
+    fg.step_aside()         # long after the arrival: no wait
+    assert clock.now == began
+
+
 def _rows(count):
     rows = []
     for i in range(count):
