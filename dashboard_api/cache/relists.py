@@ -5,6 +5,7 @@ status counters), and the freeing of a replaced state without holding the event 
 from dashboard_api.cache import tally
 from dashboard_api.cache.rows import bucket_key
 from dashboard_api.cache.sorted import SortedIndex
+from dashboard_api.query.rows import slashed
 
 # A re-list whose changes are at most this many, or a quarter of the store, applies them as
 # events, a batch at a time with the loop free between batches (store.RELIST_BATCH); a larger
@@ -26,15 +27,17 @@ def state_of(rows, builders):
     return names, states
 
 
-def plan(kind, live, rows, builders, specs, counting, pause=None):
+def plan(kind, live, rows, builders, specs, counting, pause=None, names=None):
     """A re-list's plan, made in the executor: ([(old, new)] the changes from ``live``, None)
     when they are few enough to apply as events, else (None, the whole new state: (rows dict,
     names, buckets, a SortedIndex per spec of ``specs``, the status counters when
     ``counting``); the indexes' builds step aside for requests by ``pause``, as
-    cache/foreground.py says). ``live`` is only read with single dict operations (get, a copy of its
-    items), each whole under the GIL; the caller checks the store did not change meanwhile."""
+    cache/foreground.py says). ``names`` (the live store's namespace -> sorted names) finds the
+    objects gone without a set of every listed key (``changes_of``). ``live`` and ``names``
+    are only read with single dict and list operations (get, a copy), each whole under the
+    GIL; the caller checks the store did not change meanwhile."""
     if live:   # a first sync has nothing to compare with: built whole
-        changes = changes_of(live, rows)
+        changes = changes_of(live, rows, names)
         if len(changes) <= SMALL_RELIST or len(changes) <= len(live) * SMALL_SHARE:
             return changes, None
         del changes
@@ -45,23 +48,59 @@ def plan(kind, live, rows, builders, specs, counting, pause=None):
     return None, (fresh, names, buckets, sorted_indexes, counters)
 
 
-def changes_of(live, rows):
+def changes_of(live, rows, names=None):
     """[(old, new)] taking ``live`` (a rows dict) to ``rows`` (a full LIST's, no key twice),
     old None for an addition, new None for a deletion. No dict of the LIST's rows is made
-    unless some live object is gone from it (at 150,000 pods, ~14 MiB at a re-list's peak)."""
+    unless some live object is gone from it (at 150,000 pods, ~14 MiB at a re-list's peak).
+
+    The objects gone are found by walking the LIST and ``names`` (the live store's namespace
+    -> its sorted names) side by side when the LIST is in the API server's list order (etcd's
+    key order: by namespace + "/", then name), as it is: a set of every listed key was ~20 MiB
+    at 200,000 events, and every kind re-listing at once made the whole composition's peak
+    (issue #41). Otherwise, or without ``names``, by that set."""
     get = live.get
     changes = []
     found = 0
+    ordered, previous = names is not None, None
     for row in rows:
         old = get((row.namespace, row.name))
         if old is not None:
             found += 1
         if old is not row:
             changes.append((old, row))
+        if ordered:
+            place = (slashed(row.namespace), row.name)
+            ordered = previous is None or previous < place
+            previous = place
     if found < len(live):
-        listed = {(row.namespace, row.name) for row in rows}
-        changes += [(row, None) for key, row in list(live.items()) if key not in listed]
+        gone = _gone_in_order(names, rows) if ordered else None
+        if gone is None:
+            listed = {(row.namespace, row.name) for row in rows}
+            gone = [key for key in list(live) if key not in listed]
+            del listed
+        for key in gone:
+            row = get(key)
+            if row is not None:
+                changes.append((row, None))
     return changes
+
+
+def _gone_in_order(names, rows):
+    """The keys of ``names`` (namespace -> sorted names) that ``rows`` (in list order) lack,
+    by one walk of both in list order; each namespace's names copied by one C call (the loop
+    may change them meanwhile: the caller then plans again)."""
+    gone = []
+    listed = iter(rows)
+    row = next(listed, None)
+    for namespace in sorted(list(names), key=slashed):
+        ns = slashed(namespace)
+        for name in list(names.get(namespace, ())):
+            place = (ns, name)
+            while row is not None and (slashed(row.namespace), row.name) < place:
+                row = next(listed, None)
+            if row is None or row.namespace != namespace or row.name != name:
+                gone.append((namespace, name))
+    return gone
 
 
 

@@ -184,7 +184,7 @@ class Store:
                                                    and self.kind.status_split is not None)
             changes, built = await run(
                 relists.plan, self.kind, self.rows, rows, self._builders(), specs, counting,
-                self.orders.foreground.step_aside_for_work)
+                self.orders.foreground.step_aside_for_work, self.names)
             if self.generation != generation:
                 continue
             if built is None:

@@ -147,3 +147,41 @@ def test_a_relist_reuses_the_rows_of_unchanged_objects():
     store.replace(rows, "11")
     assert [r.name for r in store.scope(())] == ["p-0", "p-2", "p-1", "p-3"]
     assert store.reusable({"metadata": {"name": "p-0", "namespace": "ns-0"}}) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["", "a", "a-b", "a.c", "b"]),
+                          st.sampled_from(["x", "x-1", "y", "z", "\u00e9"])), unique=True,
+                max_size=20),
+       st.lists(st.tuples(st.sampled_from(["", "a", "a-b", "a.c", "b"]),
+                          st.sampled_from(["x", "x-1", "y", "z", "\u00e9"])), unique=True,
+                max_size=20),
+       st.booleans())
+def test_the_objects_gone_from_a_relist_are_found_in_order_as_by_a_set(live_keys, listed_keys,
+                                                                       shuffled):
+    """The changes a re-list makes are the same whether the objects gone are found by walking
+    the LIST and the store's names in list order or by a set of every listed key; a LIST out
+    of that order is walked by the set."""
+    import random
+
+    from dashboard_api.cache.relists import changes_of
+    from dashboard_api.query.rows import Row
+
+    live = {key: Row(None, key[0], key[1], ()) for key in live_keys}
+    names = {}
+    for namespace, name in sorted(live_keys):
+        names.setdefault(namespace, []).append(name)
+    for values in names.values():
+        values.sort()
+    listed = sorted(listed_keys, key=lambda key: (key[0] + "/", key[1]))
+    if shuffled:
+        random.Random(len(listed)).shuffle(listed)
+    rows = [live[key] if key in live and key[1] != "y" else Row(None, key[0], key[1], ())
+            for key in listed]   # the "y"s changed, the others reused
+
+    def pairs(changes):
+        return sorted((id(old), id(new)) for old, new in changes)
+    walked = changes_of(live, rows, names)
+    assert pairs(walked) == pairs(changes_of(live, rows))
+    gone = {key for key in live_keys if key not in set(listed_keys)}
+    assert {(old.namespace, old.name) for old, new in walked if new is None} == gone
