@@ -44,7 +44,6 @@ class Foreground:
         self.clock = clock
         self.sleep = sleep
         self.last_arrival = float("-inf")   # when the last request arrived
-        self.waited = 0.0   # seconds builds stepped aside, for the benchmarks
 
     def arrived(self) -> None:
         """A request arrived (told by the HTTP server, on the event loop)."""
@@ -79,12 +78,9 @@ class Foreground:
 
     def _wait(self, arrivals):
         began = now = self.clock()
-        if not self._busy(now, arrivals):
-            return
         while self._busy(now, arrivals) and now - began < STEP_ASIDE:
             self.sleep(NAP)
             now = self.clock()
-        self.waited += now - began
 
 
 FOREGROUND = Foreground()

@@ -346,6 +346,7 @@ class Orders:
         self._bound(self.interims, INTERIMS)
 
     def forget_interim(self, key: tuple, interim: Any) -> None:
+        """Lets go of ``interim`` (its selection failed), unless another replaced it."""
         if self.interims.get(key) is interim:
             del self.interims[key]
 

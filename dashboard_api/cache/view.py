@@ -241,24 +241,24 @@ def sort_spec(query: Query, props: Mapping[str, Any]) -> tuple[tuple[str, bool],
 def partial_page(rows: list[Row], key: Any, filters: tuple, props: Mapping[str, Any],
                  query: Query) -> tuple[list[Row], int]:
     """(the page's rows in ``key`` order, the total) of ``rows`` that pass ``filters``,
-    without sorting them all: a heap of the first page-end rows (keys end with namespace and
-    name, so they are unique and the order is the index's). Runs in the executor; every step
-    is Python code or a C call over one slice, so the GIL goes back every switch interval."""
-    if filters:
-        rows = filter_rows(rows, filters, props)
-    total = len(rows)
+    without sorting them all: a heap of the first page-end rows (``first_rows``; keys end with
+    namespace and name, so they are unique and the order is the index's). Runs in the executor;
+    every step is Python code or a C call over one slice, so the GIL goes back every switch
+    interval."""
     if query.page == 0:
-        return sliced_sort(list(rows), key), total
+        if filters:
+            rows = filter_rows(rows, filters, props)
+        return sliced_sort(list(rows), key), len(rows)
     start = query.items_per_page * (query.page - 1)
-    if not query.items_per_page or start >= total:
-        return [], total
-    return heapq.nsmallest(start + query.items_per_page, rows, key=key)[start:], total
+    first, total = first_rows(rows, key, filters, props,
+                              start + query.items_per_page if query.items_per_page else 0)
+    return first[start:], total
 
 
 def first_rows(rows: list[Row], key: Any, filters: tuple, props: Mapping[str, Any],
                count: int) -> tuple[list[Row], int]:
     """(the first ``count`` rows in ``key`` order of ``rows`` that pass ``filters``, how many
-    pass): ``partial_page``'s selection from the first row, for an Interim to keep."""
+    pass): a bounded heap, no sort of them all (an Interim keeps them, cache/interim.py)."""
     if filters:
         rows = filter_rows(rows, filters, props)
     return heapq.nsmallest(count, rows, key=key), len(rows)
