@@ -1,7 +1,7 @@
 """The sidecar's calls to the API server, with its own identity, through blocking urllib3.
 
-The HTTP calls block (the ``kubernetes`` package's urllib3 pool: client certificates, CA, proxy,
-the bearer token refreshed by the loader's hook when it has one) and so run in a small thread
+The HTTP calls block (a urllib3 pool of the gateway's kubeapi/connection.py: client
+certificates, CA, proxy, the bearer token re-read as it rotates) and so run in a small thread
 pool, as does the decoding of their bodies; the event loop only awaits them. A WATCH is read
 in a thread of its own (metrics_sidecar/podwatch.py) with ``open_stream``.
 
@@ -11,17 +11,14 @@ Every failure is a ``ScrapeError``; ``status`` is the HTTP status when the serve
 
 import asyncio
 import concurrent.futures
-import copy
 import socket
 import urllib.parse
 
-import kubernetes.client
-import kubernetes.config
 import ujson
 import urllib3
 
-from dashboard_api.kubeapi.config import bearer_token
-from dashboard_api.kubeapi.deadlines import Deadline, DeadlinePassed, pool_socket_options, read_body
+from dashboard_api.kubeapi import connection, kubeconfig
+from dashboard_api.kubeapi.deadlines import Deadline, DeadlinePassed, read_body
 
 USER_AGENT = "metrics-sidecar"
 
@@ -32,13 +29,12 @@ class ScrapeError(Exception):
         self.status = status
 
 
-def load_config(kubeconfig=None):
-    """The kubernetes Configuration of the sidecar's own identity; raises when unusable."""
-    cfg = kubernetes.client.Configuration()
-    if kubeconfig:
-        kubernetes.config.load_kube_config(config_file=kubeconfig, client_configuration=cfg)
+def load_config(kubeconfig_path=None):
+    """The kubeapi.connection.Connection of the sidecar's own identity; raises when unusable."""
+    if kubeconfig_path:
+        cfg = kubeconfig.connection(kubeconfig_path)
     else:
-        kubernetes.config.load_incluster_config(client_configuration=cfg)
+        cfg = connection.in_cluster()
     if not cfg.host:
         raise ValueError("no API server address")
     return cfg
@@ -52,10 +48,7 @@ class Api:
     def __init__(self, cfg, timeout=30.0, workers=2, connect_timeout=5.0, watch_idle=90.0):
         self.cfg = cfg
         self.host = cfg.host.rstrip("/")
-        cfg = copy.copy(cfg)
-        cfg.connection_pool_maxsize = workers
-        cfg.socket_options = pool_socket_options()   # TCP keepalive on every socket
-        self.http = kubernetes.client.ApiClient(cfg).rest_client.pool_manager
+        self.http = connection.pool(cfg, workers)   # TCP keepalive on every socket
         self.timeout = timeout              # the deadline of one GET, body included
         self.connect_timeout = connect_timeout
         self.watch_idle = watch_idle        # a watch silent this long is taken for dead
@@ -64,7 +57,7 @@ class Api:
 
     def _headers(self):
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
-        token = bearer_token(self.cfg)
+        token = self.cfg.authorization()
         if token:
             headers["Authorization"] = token
         return headers

@@ -15,9 +15,8 @@ import json
 import os
 import re
 
-import yaml
-
 from dashboard_api.kubeapi import config as cluster_config
+from dashboard_api.kubeapi import kubeconfig as kubeconfig_files
 
 IN_CLUSTER = "in-cluster"
 FLAGS_ONLY = "default"  # the name of the one cluster of --apiserver-host without a kubeconfig
@@ -61,7 +60,7 @@ def read(options):
     entries = []
     default = None
     if options.kubeconfig:
-        contexts, current = _contexts(options.kubeconfig)
+        contexts, current = kubeconfig_files.contexts(options.kubeconfig)
         for context in contexts:
             entries.append(Entry(path_name(context["name"]), options.kubeconfig,
                                  context["name"], _fingerprint(context)))
@@ -75,7 +74,7 @@ def read(options):
         entries.append(Entry(IN_CLUSTER))
     for flag in getattr(options, "clusters", None) or ():
         name, path, context_name = parse_cluster_flag(flag)
-        contexts, current = _contexts(path)
+        contexts, current = kubeconfig_files.contexts(path)
         wanted = context_name or (current or {}).get("name")
         chosen = [c for c in contexts if c["name"] == wanted]
         if not chosen:
@@ -139,52 +138,6 @@ def load(entry, options, default):
     and --apiserver-skip-tls-verify apply to the default cluster only."""
     return cluster_config.load(options, kubeconfig=entry.kubeconfig, context=entry.context,
                                overrides=default)
-
-
-def _contexts(path):
-    """(contexts, current context or None) of a kubeconfig (or a KUBECONFIG-style list of
-    them), each context with the ``cluster`` and ``user`` sections it names under
-    ``_sections``. Merged as kubectl merges: the first file naming a context, cluster or user
-    wins, and so does the first file setting current-context; a file without one is fine (the
-    kubernetes client's own lister refuses it, and lets the last file's current-context win)."""
-    merged = {"contexts": {}, "clusters": {}, "users": {}}
-    current = None
-    try:
-        for doc in _files(path):
-            for key, named in merged.items():
-                for item in doc.get(key) or ():
-                    if isinstance(item, dict) and isinstance(item.get("name"), str):
-                        named.setdefault(item["name"], item)
-            current = current or doc.get("current-context") or None
-    except (OSError, ValueError, TypeError, AttributeError, yaml.YAMLError) as exc:
-        raise cluster_config.ConfigError("cannot load cluster configuration from %s: %s"
-                                         % (path, exc)) from exc
-    contexts = []
-    for name, item in merged["contexts"].items():
-        named = item.get("context") if isinstance(item.get("context"), dict) else {}
-        contexts.append({"name": name, "context": named, "_sections": (
-            merged["clusters"].get(named.get("cluster")),
-            merged["users"].get(named.get("user")))})
-    chosen = [c for c in contexts if c["name"] == current]
-    return contexts, chosen[0] if chosen else None
-
-
-def _files(path):
-    """The documents of the files of ``path`` (joined by ':'); files that do not exist are
-    skipped in a list, as kubectl does, but at least one must be read."""
-    paths = [os.path.expanduser(p) for p in path.split(os.pathsep) if p]
-    present = [p for p in paths if os.path.exists(p)] if len(paths) > 1 else paths
-    if not present:
-        raise ValueError("no such file")
-    docs = []
-    for one in present:
-        with open(one, "rb") as f:
-            # An operator's own configuration, not a request's: read with the safe loader.
-            doc = yaml.safe_load(f) or {}
-        if not isinstance(doc, dict):
-            raise ValueError("%s is not a kubeconfig (a mapping)" % one)
-        docs.append(doc)
-    return docs
 
 
 def _fingerprint(context):

@@ -9,60 +9,39 @@ Two connection pools come out of it, both sized for the executor:
   where the specification allows: the start-up version check and reading the settings ConfigMap.
 
 Every socket of both has TCP keepalive on (kubeapi/deadlines.py), so that a peer gone without a
-word is noticed.
+word is noticed. Where the server is and the service's credentials come from
+kubeapi/connection.py and kubeapi/kubeconfig.py.
 """
 
-import copy
-import inspect
 import ssl
 
-import kubernetes.client
-import kubernetes.config
-
-from dashboard_api.kubeapi.deadlines import pool_socket_options
+from dashboard_api.kubeapi import connection
+from dashboard_api.kubeapi import kubeconfig as kubeconfig_files
+from dashboard_api.kubeapi.connection import ConfigError  # noqa: F401 (raised to callers)
 from dashboard_api.version import PRODUCT, VERSION
 
 USER_AGENT = "%s/%s" % (PRODUCT, VERSION)
 
 
-class ConfigError(Exception):
-    pass
-
-
-# kubernetes 36 keeps a kubeconfig's token as api_key["BearerToken"], read with alias= for the
-# old key; 35, the last release for Python 3.9, keeps it as api_key["authorization"] and has no
-# alias=.
-_HAS_ALIAS = "alias" in inspect.signature(
-    kubernetes.client.Configuration.get_api_key_with_prefix).parameters
-
-
-def bearer_token(configuration):
-    """The Authorization value of a kubernetes client configuration (refreshed by its hook when
-    the loader set one), or None: on every kubernetes release setup.py allows."""
-    if _HAS_ALIAS:
-        return configuration.get_api_key_with_prefix("BearerToken", alias="authorization")
-    return configuration.get_api_key_with_prefix("authorization")
-
-
 class ClusterConfig:
     def __init__(self, base, pool_size, service_identity=True):
-        self.host = base.host.rstrip("/")
+        self.host = base.host
         self.verify = bool(base.verify_ssl)
         self.ca_file = base.ssl_ca_cert
         self._base = base
-        self.user_pool = _pool(_without_credentials(base), pool_size)
-        self.service_pool = _pool(base, pool_size) if service_identity else None
+        self.user_pool = connection.pool(base, pool_size, credentials=False)
+        self.service_pool = connection.pool(base, pool_size) if service_identity else None
 
     @property
     def service_base(self):
-        """The service identity's configuration (watches build their own TLS context)."""
+        """The service identity's connection (watches build their own TLS context)."""
         return self._base
 
     def service_headers(self):
-        """The service's own Authorization header, refreshed when the loader supports it."""
+        """The service's own Authorization header (a token file re-read as it rotates)."""
         if self.service_pool is None:
             return {}
-        value = bearer_token(self._base)
+        value = self._base.authorization()
         return {"Authorization": value} if value else {}
 
     def ssl_context(self):
@@ -80,46 +59,25 @@ class ClusterConfig:
         return ctx
 
 
-def _without_credentials(base):
-    cfg = copy.copy(base)
-    cfg.api_key = {}
-    cfg.api_key_prefix = {}
-    cfg.refresh_api_key_hook = None
-    cfg.cert_file = None
-    cfg.key_file = None
-    cfg.username = None
-    cfg.password = None
-    return cfg
-
-
-def _pool(cfg, size):
-    cfg = copy.copy(cfg)
-    cfg.connection_pool_maxsize = size
-    cfg.socket_options = pool_socket_options()   # TCP keepalive on every socket
-    client = kubernetes.client.ApiClient(cfg)
-    client.user_agent = USER_AGENT
-    return client.rest_client.pool_manager
-
-
 def load(options, kubeconfig=None, context=None, overrides=True):
     """Builds one cluster's configuration: from ``kubeconfig`` (its ``context``, else its
     current one), else the in-cluster service account unless --apiserver-host says where.
     With ``overrides`` (the default cluster), --apiserver-host, --apiserver-ca-bundle and
     --apiserver-skip-tls-verify apply on top."""
-    cfg = kubernetes.client.Configuration()
     host = options.apiserver_host if overrides else None
-    try:
-        if kubeconfig:
-            kubernetes.config.load_kube_config(config_file=kubeconfig, context=context,
-                                               client_configuration=cfg)
-        elif not host:
-            kubernetes.config.load_incluster_config(client_configuration=cfg)
-    except Exception as exc:  # the loaders raise several unrelated types
-        where = kubeconfig or "the in-cluster service account"
-        raise ConfigError("cannot load cluster configuration from %s: %s" % (where, exc)) from exc
+    if kubeconfig:
+        cfg = kubeconfig_files.connection(kubeconfig, context)
+    elif not host:
+        try:
+            cfg = connection.in_cluster()
+        except ConfigError as exc:
+            raise ConfigError("cannot load cluster configuration from the in-cluster service "
+                              "account: %s" % exc) from exc
+    else:
+        cfg = connection.Connection(host, proxy=connection.environment_proxy(host))
     if overrides:
         if options.apiserver_host:
-            cfg.host = options.apiserver_host
+            cfg.host = options.apiserver_host.rstrip("/")
         if options.apiserver_ca_bundle:
             cfg.ssl_ca_cert = options.apiserver_ca_bundle
         if options.apiserver_skip_tls_verify:
