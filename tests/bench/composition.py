@@ -11,6 +11,7 @@ endpoint per pod of its app) and 12,000 config maps. Smaller runs scale every co
 As for pods, nothing is stored as JSON: an object is made from its index when it is served.
 """
 
+import bisect
 import json
 from array import array
 
@@ -83,6 +84,8 @@ class Composition:
         self.lo, self.hi = 0, sizes["events"]
         self.target = sizes["events"]
         self.event_rv = array("Q", [1] * sizes["events"])
+        self._event_orders = {}   # a LIST's version -> the live events in key order
+        self._event_keys = sorted(map(self._event_key, self.live_events()))
         self.carry = 0.0
 
     # --- replica sets -------------------------------------------------------------------
@@ -173,6 +176,24 @@ class Composition:
     def live_events(self):
         return range(self.lo, self.hi)
 
+    def events_in_key_order(self, version):
+        """The live events as an API server lists them, in etcd's key order (namespace + "/",
+        then name), not the order they were made: the gateway's re-list walks a LIST in that
+        order (dashboard_api/cache/relists.py). One order per LIST's version, the last few
+        kept for its continued pages; the keys are kept sorted as events come and go, so no
+        LIST waits for a sort."""
+        order = self._event_orders.get(version)
+        if order is None:
+            order = self._event_orders[version] = array("Q", (k for _, k in self._event_keys))
+            while len(self._event_orders) > 4:
+                del self._event_orders[next(iter(self._event_orders))]
+        return order
+
+    def _event_key(self, k):
+        pods = self.pods
+        i = (k * 7919) % pods.n
+        return ("ns-%02d/" % pods.namespace_of(i), "%s.%016x" % (pods.name(i), k)), k
+
     def tick_events(self, seconds, next_version):
         """This many seconds of event churn: [(plural, type, index)] of the changes, each
         given a version by ``next_version()``."""
@@ -185,8 +206,11 @@ class Composition:
             self.hi += 1
             self.event_rv.append(next_version())
             changes.append((self.event_rv[k], "events", "ADDED", k))
+            bisect.insort(self._event_keys, self._event_key(k))
             if self.hi - self.lo > self.target:
                 changes.append((next_version(), "events", "DELETED", self.lo))
+                keys = self._event_keys
+                del keys[bisect.bisect_left(keys, self._event_key(self.lo))]
                 self.lo += 1
         return changes
 

@@ -629,9 +629,10 @@ class Collection(Base):
                              "display a consistent list result.")
         if state.page_delay:
             await asyncio.sleep(state.page_delay)
+        order = None
         if plural == "events":
-            ids = comp.live_events()
-            first, end = ids.start, ids.stop
+            order = comp.events_in_key_order(rv)
+            first, end = 0, len(order)
             wanted = namespace or None
         else:
             blocks, count = comp.table(plural)
@@ -643,7 +644,7 @@ class Collection(Base):
         start = max(first, start) if token else first
         items, i = [], start
         while i < end and (limit <= 0 or len(items) < limit):
-            text = comp.encode(plural, i)
+            text = comp.encode(plural, i if order is None else order[i])
             if wanted is None or ('"namespace":"%s"' % wanted) in text[:300]:
                 items.append(text)
             i += 1

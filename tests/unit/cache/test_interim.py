@@ -53,8 +53,10 @@ def test_a_page_asked_again_while_its_index_builds_is_read_off_the_kept_rows(
     assert [(r.namespace, r.name) for r in again.rows] == expected
     assert again.total == total and again.status == status
     if selections[:asked] == ["first_rows"] and (depth == 1000 or not events):
-        # every row of the scope kept, or nothing changed: the kept rows answered
-        assert len(selections) == asked and len(store.orders.interims) == 1
+        # every row of the scope kept, or nothing changed: the kept rows answered (a store
+        # the events emptied is under OFF_LOOP_BUILD: its index was made at once instead)
+        assert len(selections) == asked
+        assert len(store.orders.interims) == 1 or not store.rows
 
 
 def test_kept_rows_are_let_go_of_when_old_or_when_their_index_is_there():
