@@ -24,13 +24,11 @@ runs with the token it carries.
 
 import base64
 import binascii
+import hashlib
+import hmac
 import os
 
 import ujson
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 NONCE_BYTES = 12
 # Binds the key and the ciphertext to this one use: a CSRF token or another sealed value made
@@ -92,8 +90,13 @@ def impersonation_lines(impersonation):
 
 def derive_key(secret, purpose=PURPOSE):
     """A 256-bit key for ``purpose`` from the shared secret (the CSRF key's bytes): the
-    sealing key by default; another purpose (the SockJS owner cookie) gets a key of its own."""
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose).derive(secret)
+    sealing key by default; another purpose (the SockJS owner cookie) gets a key of its own.
+
+    HKDF-SHA256 (RFC 5869) without a salt, one block, written out with the standard library: the
+    ``cryptography`` package costs a process ~7.5 MiB, and a gateway nobody opens a shell on or
+    signs in to never needs it (``Box`` imports it at its first use)."""
+    prk = hmac.new(b"\0" * 32, secret, hashlib.sha256).digest()
+    return hmac.new(prk, purpose + b"\1", hashlib.sha256).digest()
 
 
 def b64(data):
@@ -113,12 +116,19 @@ class Box:
 
     def __init__(self, secret, purpose):
         self.purpose = purpose
-        self._aead = AESGCM(derive_key(secret, purpose))
+        self._key = derive_key(secret, purpose)
+        self._made = None
+
+    def _aead(self):
+        if self._made is None:
+            from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: PLC0415
+            self._made = AESGCM(self._key)
+        return self._made
 
     def seal(self, plain):
         """The sealed text of ``plain`` (bytes); every call gives a different text."""
         nonce = os.urandom(NONCE_BYTES)
-        return b64(nonce + self._aead.encrypt(nonce, plain, self.purpose))
+        return b64(nonce + self._aead().encrypt(nonce, plain, self.purpose))
 
     def open(self, text, max_chars=MAX_ID_CHARS):
         """(nonce, plain bytes) of a text we sealed, unaltered; None otherwise."""
@@ -133,8 +143,10 @@ class Box:
         if len(raw) <= NONCE_BYTES + 16 or b64(raw) != text:
             return None
         nonce = raw[:NONCE_BYTES]
+        aead = self._aead()
+        from cryptography.exceptions import InvalidTag  # noqa: PLC0415 (imported by _aead)
         try:
-            return nonce, self._aead.decrypt(nonce, raw[NONCE_BYTES:], self.purpose)
+            return nonce, aead.decrypt(nonce, raw[NONCE_BYTES:], self.purpose)
         except InvalidTag:
             return None
 

@@ -7,21 +7,18 @@ must fit the algorithm (RSA for RS*/PS*, the curve of ES*). Then the claims: ``i
 issuer, ``aud`` holds the client id (and ``azp``, when present or when there are several
 audiences, is the client id), ``exp`` and ``iat`` within a small leeway, and ``nonce`` is the one
 this sign-in sent. Pure code: the keys come from the caller (provider.py fetches them).
+
+``cryptography`` is imported by the first check (serving/sealing.py says why not before).
 """
 
 import binascii
 import hmac
 import re
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec, padding
-from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
-
 from dashboard_api.serving import bounded
 from dashboard_api.serving.sealing import b64, unb64
 
-HASHES = {"256": hashes.SHA256, "384": hashes.SHA384, "512": hashes.SHA512}
+HASHES = {"256": "SHA256", "384": "SHA384", "512": "SHA512"}   # names in cryptography's hashes
 EC_CURVES = {"ES256": ("P-256", 32), "ES384": ("P-384", 48), "ES512": ("P-521", 66)}
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
 DEFAULT_ALGORITHMS = ("RS256", "ES256")
@@ -99,7 +96,13 @@ def choose_key(parsed, keys, alg):
 
 
 def check_signature(parsed, key, alg):
-    digest = HASHES[alg[2:]]()
+    # noqa below: PLC0415 (imported at the first sign-in, not at start-up)
+    from cryptography.exceptions import InvalidSignature  # noqa: PLC0415
+    from cryptography.hazmat.primitives import hashes  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric import ec, padding  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric.utils import (  # noqa: PLC0415
+        encode_dss_signature)
+    digest = getattr(hashes, HASHES[alg[2:]])()
     try:
         if alg.startswith("RS"):
             key.public.verify(parsed.signature, parsed.signed, padding.PKCS1v15(), digest)

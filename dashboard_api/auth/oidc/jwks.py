@@ -3,16 +3,15 @@
 Only public signature keys are kept: RSA (``kty: RSA``) and EC on P-256, P-384 and P-521;
 a key marked for encryption (``use: enc``), a symmetric key (``kty: oct``) or one with private
 members is skipped, so that no secret the provider published by mistake is ever used to check
-a signature. Pure code: no I/O.
+a signature. Pure code: no I/O. ``cryptography`` is imported by the first document parsed
+(serving/sealing.py says why not before).
 """
 
 import binascii
 
-from cryptography.hazmat.primitives.asymmetric import ec, rsa
-
 from dashboard_api.serving.sealing import unb64
 
-CURVES = {"P-256": ec.SECP256R1(), "P-384": ec.SECP384R1(), "P-521": ec.SECP521R1()}
+CURVES = {"P-256": "SECP256R1", "P-384": "SECP384R1", "P-521": "SECP521R1"}   # cryptography's
 PRIVATE_MEMBERS = ("d", "p", "q", "dp", "dq", "qi", "k")
 # A provider publishes a handful of keys; more is refused rather than kept.
 MAX_KEYS = 100
@@ -48,6 +47,7 @@ def _key(jwk):
     kid, alg, kty = jwk.get("kid"), jwk.get("alg"), jwk.get("kty")
     if kid is not None and not isinstance(kid, str) or alg is not None and not isinstance(alg, str):
         return None
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa  # noqa: PLC0415
     try:
         if kty == "RSA":
             public = rsa.RSAPublicNumbers(_int(jwk, "e"), _int(jwk, "n")).public_key()
@@ -55,7 +55,7 @@ def _key(jwk):
                 return None
             return Key(kid, kty, None, alg, public)
         if kty == "EC" and jwk.get("crv") in CURVES:
-            curve = CURVES[jwk["crv"]]
+            curve = getattr(ec, CURVES[jwk["crv"]])()
             public = ec.EllipticCurvePublicNumbers(_int(jwk, "x"), _int(jwk, "y"),
                                                    curve).public_key()
             return Key(kid, kty, jwk["crv"], alg, public)
