@@ -21,6 +21,7 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+import sys
 
 log = logging.getLogger("dashboard_api.cache")
 
@@ -60,6 +61,31 @@ def trim():
     libc = _glibc()
     if libc:
         libc.malloc_trim(0)
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+
+def report():
+    """Where the process's memory is, for a soak's diagnosis (the SIGUSR1 test hook of
+    kubeapi/watch.py): the C allocator's heap (bytes from the system, in use, free) and its
+    mapped blocks, in MiB, and Python's own allocator's blocks in use; its arenas are written
+    to stderr by ``sys._debugmallocstats``. Not on a request's road."""
+    out = {"python_blocks": sys.getallocatedblocks()}
+    libc = _glibc()
+    if libc and hasattr(libc, "mallinfo2"):
+        libc.mallinfo2.restype = _Mallinfo2
+        info = libc.mallinfo2()
+        mib = 1 << 20
+        out.update(malloc_heap_mib=round(info.arena / mib, 1),
+                   malloc_in_use_mib=round(info.uordblks / mib, 1),
+                   malloc_free_mib=round(info.fordblks / mib, 1),
+                   malloc_mapped_mib=round(info.hblkhd / mib, 1))
+    sys._debugmallocstats()
+    return out
 
 
 def freeze_heap():

@@ -69,10 +69,13 @@ Everything started is stopped at the end (and on errors); each phase is bounded 
 """
 
 import argparse
+import ast
 import itertools
 import json
 import multiprocessing
 import os
+import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -729,6 +732,49 @@ def gateway_restarts(gw):
     return 0.0
 
 
+def heap_report(gw, timeout=10.0):
+    """Where the gateway's memory is (its SIGUSR1 test hook, cache/heap.py's ``report``):
+    the C allocator's heap, in use and free, its mapped blocks, and Python's allocator's
+    arenas: their total, the bytes of their blocks in use and of their free blocks, in MiB.
+    None when the report did not come within ``timeout`` seconds."""
+    with open(gw.log_path, "rb") as f:
+        f.seek(0, 2)
+        start = f.tell()
+    os.kill(gw.proc.pid, signal.SIGUSR1)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        with open(gw.log_path, "rb") as f:
+            f.seek(start)
+            text = f.read().decode("utf-8", "replace")
+        found = re.search(r"memory: (\{[^}]*\})", text)
+        if found is None:
+            continue
+        out = ast.literal_eval(found.group(1))
+        for label, key in (("arenas allocated current", "pymalloc_arenas"),
+                           ("bytes in allocated blocks", "pymalloc_in_use_mib"),
+                           ("bytes in available blocks", "pymalloc_free_blocks_mib")):
+            number = re.search(r"# %s\s*=\s*([\d,]+)" % label, text)
+            if number is not None:
+                value = int(number.group(1).replace(",", ""))
+                out[key] = value if key == "pymalloc_arenas" else round(value / 2 ** 20, 1)
+        if "pymalloc_arenas" in out:   # arenas of 1 MiB (Python 3.10 and later)
+            out["pymalloc_empty_pools_mib"] = round(
+                out["pymalloc_arenas"] - out.get("pymalloc_in_use_mib", 0)
+                - out.get("pymalloc_free_blocks_mib", 0), 1)
+        return out
+    return None
+
+
+def _heap_cell(rss, heap):
+    if not heap:
+        return "%s; no report" % rss
+    return "%s; %s + %s; %s + %s + %s" % (
+        rss, heap.get("malloc_in_use_mib"), heap.get("malloc_free_mib"),
+        heap.get("pymalloc_in_use_mib"), heap.get("pymalloc_free_blocks_mib"),
+        heap.get("pymalloc_empty_pools_mib"))
+
+
 def soak(gw, standin, seconds, clients_count=8, every=30.0):
     """Issue #41's soak: ``seconds`` at the run's churn with ``clients_count`` clients paging
     (each sort of SORTS in turn, one page a second each), a forced 410 (every kind re-lists)
@@ -757,7 +803,14 @@ def soak(gw, standin, seconds, clients_count=8, every=30.0):
         thread.start()
     started = time.monotonic()
     relisted = False
+    heaps = []   # (seconds, RSS, heap_report) at the start, before the re-list and at the end
+
+    def report(elapsed):
+        heaps.append((round(elapsed), round(memory(gw.proc.pid)[0] or 0), heap_report(gw)))
+        log("soak %ds: RSS %s MiB, heap %s" % heaps[-1])
+
     try:
+        report(0)
         while True:
             elapsed = time.monotonic() - started
             samples.append((round(elapsed), round(memory(gw.proc.pid)[0] or 0)))
@@ -765,15 +818,17 @@ def soak(gw, standin, seconds, clients_count=8, every=30.0):
             if elapsed >= seconds:
                 break
             if not relisted and elapsed >= seconds / 2:
+                report(elapsed)
                 standin.admin("expire")
                 relisted = True
             time.sleep(min(every, max(0.0, seconds - elapsed)))
+        report(time.monotonic() - started)
     finally:
         done.set()
         for thread in threads:
             thread.join(10)
     half = next((rss for t, rss in samples if t >= seconds / 2 + every), samples[-1][1])
-    return {"seconds": seconds, "rss_mib": samples, "errors": errors,
+    return {"seconds": seconds, "rss_mib": samples, "errors": errors, "heaps": heaps,
             "growth_mib": samples[-1][1] - samples[0][1],
             "last_half_growth_mib": samples[-1][1] - half}
 
@@ -920,7 +975,7 @@ def run_rate(standin, rate, args, directory, reference):
         if args.soak_seconds:
             out["soak"] = soak(gw, standin, args.soak_seconds,
                                every=min(30.0, max(1.0, args.soak_seconds / 20)))
-            log("soak: %s" % {k: v for k, v in out["soak"].items() if k != "rss_mib"})
+            log("soak: %s" % {k: v for k, v in out["soak"].items() if k not in ("rss_mib", "heaps")})
             phase("soak")
         log("RSS / high-water mark after each phase (MiB): %s" % phases)
         out["rss_end_mib"] = round(memory(gw.proc.pid)[0] or 0)
@@ -1067,6 +1122,9 @@ def table(result):
             "half time)", lambda r: "%s s; %s -> %s MiB; %+d MiB" % (
                 r["soak"]["seconds"], r["soak"]["rss_mib"][0][1], r["soak"]["rss_mib"][-1][1],
                 r["soak"]["last_half_growth_mib"]))
+        row("soak: where the memory is (start / before the re-list / end): RSS; C heap in use + "
+            "free; Python's arenas: blocks in use + free blocks + empty pools (MiB)",
+            lambda r: " / ".join(_heap_cell(rss, h) for _t, rss, h in r["soak"].get("heaps", ())))
     row("a page asked while the cache first syncs", lambda r: "%s after %s s (200 after %s s)"
         % (r["page_while_first_sync"].get("status"),
            r["page_while_first_sync"].get("first_answer_s"),

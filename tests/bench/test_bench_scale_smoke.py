@@ -37,6 +37,9 @@ def test_bench_scale_runs_at_300_pods(tmp_path):
     assert "| start to /readyz |" in result["table"]
     soaked = rate["soak"]    # the soak's phase ran: samples, its re-list, no error
     assert len(soaked["rss_mib"]) >= 2 and soaked["errors"] == {}
+    # where the memory is, at the start, before the re-list and at the end (SIGUSR1)
+    assert len(soaked["heaps"]) == 3 and all(h and h["pymalloc_arenas"] > 0
+                                             for _t, _rss, h in soaked["heaps"])
 
 
 def test_bench_scale_sidecar_phase_at_300_pods(tmp_path):
