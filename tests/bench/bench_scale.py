@@ -801,16 +801,16 @@ def soak(gw, standin, seconds, clients_count=8, every=30.0):
                for k in range(clients_count)]
     for thread in threads:
         thread.start()
-    started = time.monotonic()
-    relisted = False
     heaps = []   # (seconds, RSS, heap_report) at the start, before the re-list and at the end
 
     def report(elapsed):
         heaps.append((round(elapsed), round(memory(gw.proc.pid)[0] or 0), heap_report(gw)))
         log("soak %ds: RSS %s MiB, heap %s" % heaps[-1])
 
+    report(0)
+    started = time.monotonic()
+    relisted = False
     try:
-        report(0)
         while True:
             elapsed = time.monotonic() - started
             samples.append((round(elapsed), round(memory(gw.proc.pid)[0] or 0)))
