@@ -258,7 +258,9 @@ def start_gateway(standin, directory, extra=()):
             "127.0.0.1", "--insecure-port", str(port), "--drain-period", "0",
             "--metrics-provider", "none"] + list(extra)
     log_file = tempfile.NamedTemporaryFile(prefix="gateway-scale-", suffix=".log", delete=False)
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=log_file, stderr=subprocess.STDOUT)
+    # the test hooks: SIGUSR1 reports where the memory is (heap_report); nothing else changes
+    env = dict(os.environ, DASHBOARD_API_TEST_HOOKS="1")
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=log_file, stderr=subprocess.STDOUT, env=env)
     gw = Gateway(proc, "http://127.0.0.1:%d" % port, log_file.name)
     gw.port = port
     return gw
