@@ -110,6 +110,28 @@ def test_a_changed_record_shares_what_did_not_change_with_the_one_it_replaces(mo
         before["metadata"]["labels"]
 
 
+def test_a_changed_label_map_is_shared_with_the_objects_that_have_it(monkeypatch):
+    """Issue #41's soak: a pod whose labels changed to those of its neighbours shares their
+    map, though the pool of other values started again (here before every record); a label
+    map that is not all strings is pooled as any map, its JSON unchanged."""
+    monkeypatch.setattr(slim, "POOL_SIZE", 0)
+    monkeypatch.setattr(slim, "_labels", {})
+    kind = kinds.get("pod")
+    neighbour = _record(_pod(1))
+    before = _pod(2)
+    before["metadata"]["labels"] = {"app": "a", "tier": "db"}
+    before = _record(before)
+    assert before["metadata"]["labels"] is not neighbour["metadata"]["labels"]
+    after = slim.pooled(slim.slim(kind, _pod(2, rv="2")), before)   # tier: web again
+    assert after["metadata"]["labels"] is neighbour["metadata"]["labels"]
+    odd = _pod(3)
+    odd["metadata"]["labels"] = {"app": "a", "n": 1}
+    plain = json.dumps(slim.slim(kind, copy.deepcopy(odd)))
+    assert json.dumps(_record(odd)) == plain
+    monkeypatch.setattr(slim, "LABEL_MAPS", 0)   # full: starts again, still exact
+    assert json.dumps(_record(_pod(4))) == json.dumps(slim.slim(kind, _pod(4)))
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.dictionaries(st.sampled_from(["spec", "status", "data"]), _value,
                                 max_size=3), min_size=2, max_size=4))
