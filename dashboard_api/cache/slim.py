@@ -219,14 +219,14 @@ _labels = {}
 def _shared_labels(mapping, pool, prev=_NONE):
     """``_shared_dict`` of a label map (strings only, else as any map), from ``_labels``."""
     global _labels
-    if type(prev) is dict and prev == mapping:
-        return prev, None
     key = []
     for name, value in mapping.items():
         if type(value) is not str:
             return _shared_dict(mapping, pool, UNIQUE, prev)
         key.append(name)
         key.append(value)
+    if type(prev) is dict and prev == mapping:   # strings only: equal is the same JSON
+        return prev, None
     if len(_labels) > LABEL_MAPS:
         _labels = {}
     return _labels.setdefault(tuple(key), mapping), None

@@ -96,7 +96,7 @@ def choose_key(parsed, keys, alg):
 
 
 def check_signature(parsed, key, alg):
-    # noqa below: PLC0415 (imported at the first sign-in, not at start-up)
+    # imported at the first check, not at start-up
     from cryptography.exceptions import InvalidSignature  # noqa: PLC0415
     from cryptography.hazmat.primitives import hashes  # noqa: PLC0415
     from cryptography.hazmat.primitives.asymmetric import ec, padding  # noqa: PLC0415

@@ -128,6 +128,10 @@ def test_a_changed_label_map_is_shared_with_the_objects_that_have_it(monkeypatch
     odd["metadata"]["labels"] = {"app": "a", "n": 1}
     plain = json.dumps(slim.slim(kind, copy.deepcopy(odd)))
     assert json.dumps(_record(odd)) == plain
+    truthy = _pod(3, rv="2")   # equal in Python to the previous map, not in JSON
+    truthy["metadata"]["labels"] = {"app": "a", "n": True}
+    plain = json.dumps(slim.slim(kind, copy.deepcopy(truthy)))
+    assert json.dumps(slim.pooled(slim.slim(kind, truthy), _record(odd))) == plain
     monkeypatch.setattr(slim, "LABEL_MAPS", 0)   # full: starts again, still exact
     assert json.dumps(_record(_pod(4))) == json.dumps(slim.slim(kind, _pod(4)))
 
