@@ -10,6 +10,9 @@ X25519, P-256 and P-384; Python's ssl (to 3.14) sets only one curve (``set_ecdh_
 has no call for OpenSSL's groups list, so the context offers P-256 alone, which the profile
 allows, unless ``SSLContext.set_groups`` exists (then all three). OpenSSL's own default
 offers X448 and P-521 too, which the profile rejects.
+
+``cryptography`` (about 8 MiB once imported) is imported only to make or check a generated
+pair: a gateway given its files, or serving plain HTTP behind a proxy, never holds it.
 """
 
 import datetime
@@ -18,11 +21,6 @@ import logging
 import os
 import socket
 import ssl
-
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from dashboard_api.version import PRODUCT
 
@@ -65,6 +63,10 @@ def _hosts(bind_address):
 
 def generate(cert_path, key_path, bind_address=None, now=None):
     """Writes a new self-signed ECDSA P-256 certificate and its key (mode 0600)."""
+    from cryptography import x509  # noqa: PLC0415
+    from cryptography.hazmat.primitives import hashes, serialization  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415
+    from cryptography.x509.oid import NameOID  # noqa: PLC0415
     now = now or datetime.datetime.now(datetime.timezone.utc)
     key = ec.generate_private_key(ec.SECP256R1())
     names, ips = _hosts(bind_address)
@@ -106,6 +108,8 @@ def generate(cert_path, key_path, bind_address=None, now=None):
 
 def reusable(cert_path, key_path, now=None):
     """True when both files exist, parse, belong together and stay valid long enough."""
+    from cryptography import x509  # noqa: PLC0415
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
     now = now or datetime.datetime.now(datetime.timezone.utc)
     try:
         with open(cert_path, "rb") as f:
@@ -124,6 +128,7 @@ def reusable(cert_path, key_path, now=None):
 
 def _has_key_identifiers(cert):
     """Certificates generated before the key identifiers were added are replaced."""
+    from cryptography import x509  # noqa: PLC0415
     try:
         cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier)
         cert.extensions.get_extension_for_class(x509.AuthorityKeyIdentifier)

@@ -29,8 +29,9 @@ def test_a_box_seals_and_opens_and_refuses_other_purposes():
 
 def test_start_up_imports_neither_cryptography_nor_kubernetes():
     """Both cost a process ~26 MiB together (issue #41); they are imported when a shell is
-    sealed, a signature checked or a kubeconfig's user runs a command."""
-    script = ("import sys, dashboard_api.app.server, metrics_sidecar.__main__; "
+    sealed, a signature checked, a serving certificate generated or checked, or a kubeconfig's
+    user runs a command."""
+    script = ("import sys, dashboard_api.app.main, metrics_sidecar.__main__; "
               "print(sorted({m.split('.')[0] for m in sys.modules} & "
               "{'cryptography', 'kubernetes'}))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
