@@ -63,7 +63,9 @@ managedFields, a mesh proxy and its init container, a dozen environment variable
 a full status; ~8.4 KB a pod), and each kind's JSON bytes per object are printed beside the
 figures; ``--light`` serves issue #30's lighter objects, to compare with earlier figures.
 ``--soak-seconds S`` ends the run with a soak: S seconds at the churn rate with 8 clients
-paging, a forced re-list at half time, RSS every 30 s, and its growth over the last half.
+paging, a forced re-list at half time, RSS every 30 s, and its growth over the last half; at
+its end a second gateway is started against the cluster as the soak left it, so that what the
+soaked gateway holds beyond a fresh one (its own growth) is told from what the cluster grew.
 
 Everything started is stopped at the end (and on errors); each phase is bounded in time.
 """
@@ -777,11 +779,12 @@ def _heap_cell(rss, heap):
         heap.get("pymalloc_empty_pools_mib"))
 
 
-def soak(gw, standin, seconds, clients_count=8, every=30.0):
+def soak(gw, standin, seconds, directory, budget, clients_count=8, every=30.0):
     """Issue #41's soak: ``seconds`` at the run's churn with ``clients_count`` clients paging
     (each sort of SORTS in turn, one page a second each), a forced 410 (every kind re-lists)
     at half time; VmRSS every ``every`` seconds. Growth: over the whole run, and over its last
-    half (from the sample at half time, the re-list's peak after it let go, to the last)."""
+    half (from the sample at half time, the re-list's peak after it let go, to the last); and
+    ``fresh_beside``'s split at the end."""
     samples, errors = [], {}
     done = threading.Event()
 
@@ -825,6 +828,8 @@ def soak(gw, standin, seconds, clients_count=8, every=30.0):
                 relisted = True
             time.sleep(min(every, max(0.0, seconds - elapsed)))
         report(time.monotonic() - started)
+        fresh = fresh_beside(gw, standin, directory, budget)
+        log("soak: a fresh gateway beside it %s" % fresh)
     finally:
         done.set()
         for thread in threads:
@@ -832,7 +837,29 @@ def soak(gw, standin, seconds, clients_count=8, every=30.0):
     half = next((rss for t, rss in samples if t >= seconds / 2 + every), samples[-1][1])
     return {"seconds": seconds, "rss_mib": samples, "errors": errors, "heaps": heaps,
             "growth_mib": samples[-1][1] - samples[0][1],
-            "last_half_growth_mib": samples[-1][1] - half}
+            "last_half_growth_mib": samples[-1][1] - half, "fresh": fresh}
+
+
+def fresh_beside(gw, standin, directory, budget):
+    """Splits a soak's growth into the cluster's and the gateway's: a second gateway started
+    against the stand-in as the soak left it, ready and asked a page of each sort the soak's
+    clients ask (their indexes built, as in the soaked one), its RSS beside the soaked one's at
+    the same moment. What the cluster itself grew (its objects larger or more) is in both;
+    what the soaked gateway holds beyond the fresh one is its own (churned records, the
+    allocators, pools, indexes, caches)."""
+    fresh = start_gateway(standin, directory)
+    try:
+        wait_ready(fresh, budget)
+        http = pool()
+        for sort in SORTS:
+            page(http, fresh, "soak-fresh", sort)
+        time.sleep(2)
+        return {"fresh_rss_mib": round(memory(fresh.proc.pid)[0] or 0),
+                "soaked_rss_mib": round(memory(gw.proc.pid)[0] or 0)}
+    except (RuntimeError, urllib3.exceptions.HTTPError) as exc:   # said; the soak is kept
+        return {"error": str(exc)[:200]}
+    finally:
+        fresh.stop()
 
 
 def after_410(gw, standin, budget, watchers=8):
@@ -975,7 +1002,7 @@ def run_rate(standin, rate, args, directory, reference):
         log("after 410: %s" % out["after_410"])
         phase("relist")
         if args.soak_seconds:
-            out["soak"] = soak(gw, standin, args.soak_seconds,
+            out["soak"] = soak(gw, standin, args.soak_seconds, directory, args.budget,
                                every=min(30.0, max(1.0, args.soak_seconds / 20)))
             log("soak: %s" % {k: v for k, v in out["soak"].items() if k not in ("rss_mib", "heaps")})
             phase("soak")
@@ -1124,6 +1151,12 @@ def table(result):
             "half time)", lambda r: "%s s; %s -> %s MiB; %+d MiB" % (
                 r["soak"]["seconds"], r["soak"]["rss_mib"][0][1], r["soak"]["rss_mib"][-1][1],
                 r["soak"]["last_half_growth_mib"]))
+        row("soak: at its end, the soaked gateway's RSS beside a fresh gateway's against the "
+            "cluster as the soak left it (the gateway's own growth, and the cluster's)",
+            lambda r: "%s / %s MiB" % (r["soak"]["fresh"].get("soaked_rss_mib"),
+                                       r["soak"]["fresh"].get("fresh_rss_mib"))
+            if "fresh_rss_mib" in r["soak"].get("fresh", {}) else
+            str(r["soak"].get("fresh", {}).get("error")))
         row("soak: where the memory is (start / before the re-list / end): RSS; C heap in use + "
             "free; Python's arenas: blocks in use + free blocks + empty pools (MiB)",
             lambda r: " / ".join(_heap_cell(rss, h) for _t, rss, h in r["soak"].get("heaps", ())))

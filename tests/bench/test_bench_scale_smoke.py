@@ -37,6 +37,8 @@ def test_bench_scale_runs_at_300_pods(tmp_path):
     assert "| start to /readyz |" in result["table"]
     soaked = rate["soak"]    # the soak's phase ran: samples, its re-list, no error
     assert len(soaked["rss_mib"]) >= 2 and soaked["errors"] == {}
+    # a fresh gateway against the cluster as the soak left it, beside the soaked one
+    assert soaked["fresh"]["fresh_rss_mib"] > 0 and soaked["fresh"]["soaked_rss_mib"] > 0
     # where the memory is, at the start, before the re-list and at the end (SIGUSR1)
     assert len(soaked["heaps"]) == 3 and all(h and h["pymalloc_arenas"] > 0
                                              for _t, _rss, h in soaked["heaps"])
