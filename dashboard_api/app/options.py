@@ -193,7 +193,13 @@ def parser():
                            "leases is read from the API server when asked for)")
     kube.add_argument("--access-cache-ttl", type=duration, default=duration("5s"),
                       help="how long a caller's list right, as the API server answered it, is "
-                           "reused: the longest a revoked right still shows cached lists")
+                           "reused: the longest a revoked right still shows cached lists "
+                           "while the watch cache cannot vouch for it (below)")
+    kube.add_argument("--access-cache-max-age", type=duration, default=duration("30s"),
+                      help="how long a caller's list right is reused while the watch cache "
+                           "sees every role, binding and service account unchanged: a right "
+                           "taken back through RBAC ends it at once, a token revoked otherwise "
+                           "(its secret deleted, its pod gone) after this (0: the TTL only)")
     kube.add_argument("--access-outage-memory", type=duration, default=duration("1h"),
                       help="while the API server does not answer, a caller it has answered "
                            "keeps its last list rights for this long from that answer (RBAC "

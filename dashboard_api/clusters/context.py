@@ -20,6 +20,7 @@ from dashboard_api.lists.access import OUTAGE_MEMORY, Access
 from dashboard_api.lists.cachesource import CacheSource
 from dashboard_api.lists.candidates import NamespaceCandidates
 from dashboard_api.lists.passthrough import ChunkedList, ListSlots
+from dashboard_api.lists.rbacstamp import RbacStamp
 from dashboard_api.live.hub import Hub
 from dashboard_api.lists.pipeline import Pipeline
 from dashboard_api.metrics import lists as metric_lists
@@ -211,10 +212,13 @@ def make_source(options, api, settings):
     cache = WatchCache(api, opt_in=options.watch_cache_opt_in,
                        idle=options.watch_idle_timeout) if use_cache else None
     candidates = NamespaceCandidates(api, settings, cache)
+    max_age = getattr(options, "access_cache_max_age", 0.0)
     passthrough = ChunkedList(
         slots=ListSlots(options.max_large_lists, options.large_list_wait),
         access=Access(options.access_cache_ttl,
-                      memory=getattr(options, "access_outage_memory", OUTAGE_MEMORY)),
+                      memory=getattr(options, "access_outage_memory", OUTAGE_MEMORY),
+                      vouch=RbacStamp(cache) if cache is not None and max_age else None,
+                      max_age=max_age),
         candidates=candidates)
     if cache is None:
         return None, passthrough

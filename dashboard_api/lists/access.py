@@ -3,11 +3,18 @@
 Before the cache answers, the caller's right to ``list`` the resource in each namespace asked
 (cluster-wide for all namespaces) is checked with a SelfSubjectAccessReview made with their own
 token and impersonation headers. Answers are kept per (token hash, verb, resource, namespace)
-for ``ttl`` seconds: that is the only delay before a revoked right takes effect. At most
-``size`` answers are kept (least recently used go first; expired ones are dropped as they are
-met), so a stream of new tokens cannot grow the process. An invalid token
-fails the review itself with 401. A denial is turned into the API server's own 403 by making the
-caller's real LIST (limit 1), so the message names the user exactly as the API server does.
+for ``ttl`` seconds (``--access-cache-ttl``), and then, up to ``max_age``
+(``--access-cache-max-age``), for as long as the watch cache vouches that none of the objects
+that decide it has changed since (``vouch``, lists/rbacstamp.py: roles, bindings, service
+accounts; a token's own ``exp`` ends it too). A right taken back through RBAC therefore ends
+as soon as the watch delivers the change (within ``ttl`` of it at most); what the watch cannot
+see (a token's secret deleted, the pod a token is bound to gone, an authorizer other than RBAC)
+within ``max_age``. The web UI refreshes every 5 s: with the TTL alone, each refresh asked the
+API server again (issue #40). At most ``size`` answers are kept (least recently used go first;
+expired ones are dropped as they are met), so a stream of new tokens cannot grow the process.
+An invalid token fails the review itself with 401. A denial is turned into the API server's
+own 403 by making the caller's real LIST (limit 1), so the message names the user exactly as
+the API server does.
 
 The reviews one caller can cause are bounded (a low-rights caller asking for "all namespaces"
 makes one review per candidate namespace and kind): at most ``PER_CALLER_CONCURRENCY`` of a
@@ -40,6 +47,7 @@ refuse it, and cannot be asked.
 import asyncio
 import datetime
 import time
+from typing import Any, NamedTuple
 
 import cachetools
 
@@ -57,6 +65,14 @@ OUTAGE_MEMORY = 3600.0   # seconds an answer may serve while the API server does
 UNREACHABLE = (502, 503, 504)
 # The part of the ttl after which a remembered answer still used is asked again ahead.
 AHEAD = 0.8
+
+
+class Answer(NamedTuple):
+    """What the API server answered for one key, and what it rests on."""
+    allowed: bool
+    at: float        # when (clock) the review was answered
+    stamp: Any       # the watched RBAC's stamp settled before it was asked (None: ttl only)
+    exp: Any         # the token's exp claim (a JWT's), or None
 
 
 def _quiet(task):
@@ -101,14 +117,18 @@ class Budget:
 
 class Access:
     def __init__(self, ttl=5.0, clock=time.monotonic, size=MAX_ENTRIES, memory=OUTAGE_MEMORY,
-                 wall=time.time):
+                 wall=time.time, vouch=None, max_age=0.0):
         self.ttl = ttl
         self.size = size
         self.memory = memory
         self.clock = clock
         self.wall = wall
-        # key -> allowed, for ttl seconds from the answer; the least recently used go first.
-        self._answers = cachetools.TTLCache(size, ttl, timer=clock)
+        # lists/rbacstamp.py's RbacStamp, or None: answers last ``ttl`` only.
+        self.vouch = vouch if vouch is not None and max_age > ttl else None
+        self.max_age = max_age if self.vouch is not None else ttl
+        # key -> Answer, for at most max_age seconds from the answer (``_fresh`` says how
+        # long each serves); the least recently used go first.
+        self._answers = cachetools.TTLCache(size, self.max_age, timer=clock)
         self._rules = cachetools.TTLCache(RULES_ENTRIES, ttl, timer=clock)  # key -> Rules
         # What the API server last said, for its outages: key -> (allowed, clock of the
         # answer); (identity, group, plural, namespace) -> its 403; identity -> clock.
@@ -125,6 +145,7 @@ class Access:
         self.over_budget = 0
         self.remembered = 0   # answers given from memory while the API server was away
         self.ahead = 0        # answers asked again ahead of their expiry
+        self.vouched = 0      # answers used past ``ttl``, the watched RBAC unchanged
 
     @staticmethod
     def identity(handle):
@@ -135,11 +156,11 @@ class Access:
         """Whether the caller may; with a `budget` (Budget) exhausted, False without asking."""
         identity = self.identity(handle)
         key = (identity, verb, resource.group, resource.plural, namespace, name, subresource)
-        found = self._answers.get(key)
+        found = self._fresh(self._answers.get(key), count=True)
         if found is not None:
             self.hits += 1
-            self._ask_ahead(identity, handle, key, budget)
-            return found
+            self._ask_ahead(identity, handle, key, found, budget)
+            return found.allowed
         attributes = _attributes(key)
         if self.away():
             self._probe_with(identity, handle, attributes, key)
@@ -153,8 +174,24 @@ class Access:
             self.misses += 1
         return await self._asking.run(key, self._review(identity, handle, attributes, key))
 
+    def _fresh(self, found, count=False):
+        """``found`` (an Answer or None) if it may serve now, else None: for ``ttl`` seconds
+        from the API server's answer; then, up to ``max_age``, while the stamp of the watched
+        RBAC (lists/rbacstamp.py) is still the one settled before the review was asked, and
+        the token's own ``exp`` (a JWT's) has not passed. ``count``: a use past ``ttl`` counts
+        in ``vouched``."""
+        if found is None or self.clock() - found.at < self.ttl:
+            return found
+        if found.stamp is None or found.stamp != self.vouch.current() or \
+                (found.exp is not None and found.exp <= self.wall()):
+            return None
+        if count:
+            self.vouched += 1
+        return found
+
     def _review(self, identity, handle, attributes, key):
         async def review():
+            stamp = self.vouch.settled() if self.vouch is not None else None
             try:
                 answer = await self._limited(identity, lambda: handle.can_i(**attributes))
             except ApiError as exc:
@@ -162,18 +199,21 @@ class Access:
                     raise
                 self._went_away()
                 return self._remembered(key, handle, exc)
-            self._keep(key, answer)
+            self._keep(key, answer, stamp, expiry(handle.token) if stamp is not None else None)
             return answer
         return review
 
-    def _ask_ahead(self, identity, handle, key, budget):
-        """A remembered answer older than AHEAD of ``ttl`` is asked again in the background,
-        so that a caller who keeps asking finds it fresh rather than waiting for the review
-        once it expires (a search's 36 kinds every ``ttl``: issue #38). No answer serves
-        longer than ``ttl`` either way; the review counts in the request's ``budget``."""
-        answered = self._last.get(key)
-        if answered is None or self.clock() - answered[1] < self.ttl * AHEAD \
-                or key in self._asking or self.away():
+    def _ask_ahead(self, identity, handle, key, found, budget):
+        """A remembered answer still used once it is older than AHEAD of the time it may serve
+        (``ttl``, or ``max_age`` while the watched RBAC vouches for it) is asked again in the
+        background, so that a caller who keeps asking finds it fresh rather than waiting for
+        the review once it expires (a search's 36 kinds every ``ttl``: issue #38). No answer
+        serves longer than ``_fresh`` allows either way; the review counts in the request's
+        ``budget``."""
+        age = self.clock() - found.at
+        lifetime = self.ttl if age < self.ttl * AHEAD or found.stamp is None or \
+            found.stamp != self.vouch.current() else self.max_age
+        if age < lifetime * AHEAD or key in self._asking or self.away():
             return
         if budget is not None and not budget.spend():
             return
@@ -191,8 +231,9 @@ class Access:
     def known_for(self, identity, verb, resource, namespace="", name=None, subresource=None):
         """``known`` for the credentials of ``identity`` (``Access.identity``): what a page's
         validator keeps to prove itself again, without holding a request's handle."""
-        return self._answers.get((identity, verb, resource.group, resource.plural, namespace,
-                                  name, subresource))
+        found = self._fresh(self._answers.get((identity, verb, resource.group, resource.plural,
+                                               namespace, name, subresource)))
+        return None if found is None else found.allowed
 
     async def rules(self, handle, namespace, budget=None):
         """The caller's ``Rules`` in ``namespace`` (a SelfSubjectRulesReview), remembered for
@@ -244,8 +285,8 @@ class Access:
         when = self._seen.get(cache_key(token or "", tuple(impersonation)))
         return when is not None and self.clock() - when <= self.memory
 
-    def _keep(self, key, answer):
-        self._answers[key] = answer
+    def _keep(self, key, answer, stamp=None, exp=None):
+        self._answers[key] = Answer(answer, self.clock(), stamp, exp)
         if self.memory > 0:
             now = self.clock()
             self._last[key] = (answer, now)

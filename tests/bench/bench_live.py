@@ -22,11 +22,14 @@ then, for the gateway process alone (CPU from /proc, user + system):
    churn itself, taken out of each run's CPU per request), then ``--browsers`` browsers,
    each with its own token and one page of a realistic mix (kinds, one namespace or all,
    sorts, pages: ``MIX``), refreshing every ``--interval`` seconds (staggered) for
-   ``--seconds``; twice, the same browsers and pages:
-   "today" (no validator sent: every refresh a full page, as while lists were ``no-store``)
-   and "conditional" (each browser keeps the tag of its last 200 and sends it, as a browser
-   does with ``private, no-cache``); per run the gateway's CPU (cores), the answers by code,
-   latency p50/p95, and the ratio of the two CPUs (target: at most half);
+   ``--seconds``; twice, the same browsers and pages: "no validator" (every refresh a full
+   page, as while lists were ``no-store``) and "conditional" (each browser keeps the tag of
+   its last 200 and sends it, as a browser does with ``private, no-cache``); then once more,
+   "today", on a second gateway started with ``--today-flag`` (default
+   ``--access-cache-max-age=0``: access answers last ``--access-cache-ttl`` only, as before
+   they were kept while the watched RBAC is unchanged), without validators, its churn alone
+   measured first as well; per run the gateway's CPU (cores), the answers by code, latency
+   p50/p95, and the ratio of conditional to today (target: at most half);
 3. **subscribers**: ``--subscribers`` WebSocket connections (/api/v1/live), each with its own
    token and one subscription from the mix (nodes, which cannot be watched, left out): the RSS
    they add (per subscriber); then, the cluster quiet, a probe every PROBE_EVERY seconds
@@ -421,12 +424,17 @@ def table(result):
             name, cost["full_cpu_ms"], cost["refresh_cpu_ms"], cost["ratio"],
             cost["full_new_caller_cpu_ms"]))
     today, conditional = result["browsers_today"], result["browsers_conditional"]
+    unconditional = result["browsers_unconditional"]
     lines += ["", "| %d browsers every %gs (%s) | gateway CPU | less the churn's, a "
               "request | req/s | 304s | p50 / p95 (200) | p50 / p95 (304) | errors |"
               % (result["browsers"], result["interval"], result["load"]),
               "|---|---|---|---|---|---|---|---|",
               "| the churn alone | %.3f cores | | | | | | |" % result["background"]["cores"]]
-    for name, run in (("today (no validator)", today), ("conditional", conditional)):
+    runs = [("no validator", unconditional), ("conditional", conditional)]
+    if result.get("today_flags"):
+        runs.insert(0, ("today (no validator, %s; the churn alone %.3f cores)" % (
+            " ".join(result["today_flags"]), result["background_today"]["cores"]), today))
+    for name, run in runs:
         errors = {c: n for c, n in run["by_code"].items() if c not in ("200", "304")}
         lines.append("| %s | %.3f cores | %s ms | %s | %s | %s / %s ms | %s / %s ms | %s |" % (
             name, run["cores"], run["net_cpu_ms_per_request"], run["rps"], run["share_304"],
@@ -435,9 +443,9 @@ def table(result):
     lines.append("| conditional / today | %s | %s | | | | | |" % (result["cpu_ratio"],
                                                                result["net_cpu_ratio"]))
     lines += ["", "304s by kind (conditional): %s; access reviews a second: %s today, %s "
-              "conditional" % (conditional["share_304_by_kind"],
-                               today["access_reviews_per_s"],
-                               conditional["access_reviews_per_s"])]
+              "no validator, %s conditional" % (
+                  conditional["share_304_by_kind"], today["access_reviews_per_s"],
+                  unconditional["access_reviews_per_s"], conditional["access_reviews_per_s"])]
     subs = result.get("subscribers")
     if subs:
         lat = subs["notice_latency"]
@@ -481,8 +489,17 @@ def main(argv=None):
     parser.add_argument("--gateway-flag", action="append", default=[],
                         help="a flag added to the gateway's (repeatable), e.g. "
                              "--gateway-flag=--access-cache-ttl=30s")
+    parser.add_argument("--today-flag", action="append", default=None,
+                        help="\"today\" is run on a second gateway with these flags added "
+                             "(repeatable; default --access-cache-max-age=0: access answers "
+                             "last --access-cache-ttl only, as before issue #40's third "
+                             "session); --today-flag= (empty): today on the same gateway")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
+    if args.today_flag is None:
+        args.today_flag = ["--access-cache-max-age=0"]
+    elif args.today_flag == [""]:
+        args.today_flag = None
     result = {"pods": args.pods, "browsers": args.browsers, "interval": args.interval,
               "gateway_flags": args.gateway_flag,
               "soak_seconds": args.soak_seconds,
@@ -503,20 +520,12 @@ def main(argv=None):
                 result["background"] = background(gw, args.background_seconds)
                 log("the churn alone: %s" % result["background"])
                 pages = pages_for(args.browsers)
-                for mode, conditional in (("today", False), ("conditional", True)):
+                for mode, conditional in (("unconditional", False), ("conditional", True)):
                     found = browsers(gw, standin, pages, args.interval, args.seconds,
                                      conditional, args.client_processes)
+                    found["net_cpu_ms_per_request"] = net_ms(found, result["background"])
                     result["browsers_" + mode] = found
                     log("browsers, %s: %s" % (mode, json.dumps(found)))
-                today = result["browsers_today"]["cores"]
-                result["cpu_ratio"] = round(result["browsers_conditional"]["cores"] / today, 3) \
-                    if today else None
-                for mode in ("today", "conditional"):
-                    result["browsers_" + mode]["net_cpu_ms_per_request"] = net_ms(
-                        result["browsers_" + mode], result["background"])
-                net = [result["browsers_" + m]["net_cpu_ms_per_request"]
-                       for m in ("today", "conditional")]
-                result["net_cpu_ratio"] = round(net[1] / net[0], 3) if net[0] else None
                 if args.subscribers:
                     result["subscribers"] = subscribers(
                         gw, standin, pages_for(args.subscribers, seed=41, watchable=True),
@@ -525,6 +534,28 @@ def main(argv=None):
                 result["rss_end_mib"] = round(memory(gw.proc.pid)[0] or 0, 1)
             finally:
                 gw.stop()
+            if args.today_flag is not None:   # today's gateway, for the same browsers
+                result["today_flags"] = args.today_flag
+                gw = bench_scale.start_gateway(standin, directory,
+                                               args.gateway_flag + args.today_flag)
+                try:
+                    bench_scale.wait_ready(gw, args.budget)
+                    result["background_today"] = background(gw, args.background_seconds)
+                    found = browsers(gw, standin, pages, args.interval, args.seconds, False,
+                                     args.client_processes)
+                    found["net_cpu_ms_per_request"] = net_ms(found, result["background_today"])
+                    result["browsers_today"] = found
+                    log("browsers, today: %s" % json.dumps(found))
+                finally:
+                    gw.stop()
+            else:
+                result["browsers_today"] = result["browsers_unconditional"]
+                result["background_today"] = result["background"]
+            today, conditional = result["browsers_today"], result["browsers_conditional"]
+            result["cpu_ratio"] = round(conditional["cores"] / today["cores"], 3) \
+                if today["cores"] else None
+            net = [today["net_cpu_ms_per_request"], conditional["net_cpu_ms_per_request"]]
+            result["net_cpu_ratio"] = round(net[1] / net[0], 3) if net[0] else None
     finally:
         standin.stop()
     result["table"] = table(result)

@@ -6,10 +6,12 @@ import os
 import random
 import time
 
+import pytest
 import yaml
 
 from dashboard_api.cache import watchcache as cache
 from dashboard_api.kinds import table as kinds
+from dashboard_api.lists import rbacstamp
 from tests.cache.helpers import (authorization_misses, body, converge, kind_state, series,
                                  wait_synced)
 from tests.cluster import users
@@ -201,6 +203,71 @@ def test_revoked_binding_stops_cached_list_within_the_ttl(cluster, cached, names
     assert 'cannot list resource "pods"' in reply.json()["message"]
     # The API server's own authorizer learns of the deletion first; the TTL adds one second.
     assert time.monotonic() - revoked < 15
+
+
+def _checks(gateway):
+    counts = series(gateway, "dashboard_cache_authorization_checks")
+    return counts.get('result="miss"', 0), counts.get('result="vouched"', 0)
+
+
+@pytest.fixture(scope="module")
+def keeping(cluster):
+    """A gateway keeping list rights for up to two minutes while RBAC is unchanged."""
+    gw = Gateway.start(cluster, "--access-cache-ttl=1s", "--access-cache-max-age=120s")
+    yield gw
+    gw.stop()
+
+
+def test_a_right_is_kept_past_the_ttl_while_rbac_is_unchanged_and_asked_after_any_change(
+        cluster, keeping, namespace):
+    """--access-cache-max-age (here 120 s, the TTL 1 s): while the watched roles, bindings
+    and service accounts are unchanged, a caller's list right is used past the TTL without a
+    review; a role made anywhere has it asked again; the service account deleted ends its
+    token's lists as soon as the API server refuses the token, not after the max age."""
+    cached = keeping
+    wait_synced(cached, ("pod", "event", "role", "rolebinding", "clusterrole",
+                         "clusterrolebinding", "serviceaccount"))
+    token = kube.grant(cluster, namespace, "keeper", [
+        {"apiGroups": [""], "resources": ["pods", "events"], "verbs": ["list"]}])
+    path = "/api/v1/pod/" + namespace
+    kept = None
+    for _ in range(3):   # the controllers may still touch the new account: a few tries
+        time.sleep(rbacstamp.SETTLE + 0.5)   # the grant's changes settle
+        assert cached.get(path, token=token).status == 200   # asked, under a settled stamp
+        time.sleep(1.5)  # past the TTL
+        misses, vouched = _checks(cached)
+        assert cached.get(path, token=token).status == 200
+        after = _checks(cached)
+        if after[0] == misses and after[1] > vouched:   # no review: the rights were kept
+            kept = True
+            break
+    assert kept, _checks(cached)
+
+    # Any RBAC change: the next request past the TTL asks the API server again.
+    kube.create(cluster, "/apis/rbac.authorization.k8s.io/v1/namespaces/%s/roles" % namespace,
+                {"metadata": {"name": "unrelated"}, "rules": []})
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        misses, _vouched = _checks(cached)
+        assert cached.get(path, token=token).status == 200
+        if _checks(cached)[0] > misses:
+            break
+        time.sleep(0.3)
+    assert _checks(cached)[0] > misses, "the right was not asked again after a role was made"
+
+    # The account deleted: refused once the API server refuses the token (its own token
+    # cache keeps it 10 s; no answer asked meanwhile is kept past the TTL), far within the
+    # max age.
+    status, _ = cluster.request("DELETE", "/api/v1/namespaces/%s/serviceaccounts/keeper"
+                                % namespace)
+    assert status == 200
+    deleted = time.monotonic()
+    while time.monotonic() < deleted + 40:
+        reply = cached.get(path, token=token)
+        if reply.status == 401:
+            break
+        time.sleep(0.3)
+    assert reply.status == 401, reply
 
 
 def test_all_namespaces_for_a_namespace_editor_on_both_paths(cached, passthrough,

@@ -36,8 +36,8 @@ class Cache:
 
 
 class Access:
-    def __init__(self, hits, misses):
-        self.hits, self.misses = hits, misses
+    def __init__(self, hits, misses, vouched=0):
+        self.hits, self.misses, self.vouched = hits, misses, vouched
 
 
 class Cluster:
@@ -52,7 +52,7 @@ def samples(clusters):
 
 
 def test_every_series_is_labelled_with_its_cluster():
-    got = samples([Cluster("a", Cache(3), Access(5, 1)), Cluster("b", Cache(9), Access(0, 2)),
+    got = samples([Cluster("a", Cache(3), Access(7, 1, 2)), Cluster("b", Cache(9), Access(0, 2)),
                    Cluster("idle", Cache(0), Access(0, 0)), Cluster("off", None, Access(4, 4))])
     assert got[("dashboard_cache_objects", (("cluster", "a"), ("kind", "pod")))] == 3
     assert got[("dashboard_cache_objects", (("cluster", "b"), ("kind", "pod")))] == 9
@@ -68,6 +68,8 @@ def test_every_series_is_labelled_with_its_cluster():
     assert got[("dashboard_cache_watch_silent", (("cluster", "b"), ("kind", "pod")))] == 2
     assert got[("dashboard_cache_authorization_checks", (("cluster", "a"),
                                                          ("result", "hit")))] == 5
+    assert got[("dashboard_cache_authorization_checks", (("cluster", "a"),
+                                                         ("result", "vouched")))] == 2
     assert got[("dashboard_cache_authorization_checks", (("cluster", "off"),
                                                          ("result", "miss")))] == 4
     # Every sample names its cluster; the idle and the cache-less ones have no cache series.

@@ -2,6 +2,7 @@
 remembered per caller and namespace like the access answers."""
 
 import asyncio
+import base64
 
 from dashboard_api.kubeapi.discovery import Resource
 from dashboard_api.lists.access import Access, Budget, Rules
@@ -130,3 +131,110 @@ def test_answers_asked_ahead_count_in_the_request_budget():
             await asyncio.sleep(0)
     asyncio.run(scenario())
     assert len(handle.asked) == 4 + 2 and access.ahead == 2
+
+
+class _Stamp:
+    """A stand-in for lists/rbacstamp.py's RbacStamp: what the watched RBAC says now."""
+
+    def __init__(self):
+        self.now, self.settle = ("rbac", 1), True
+
+    def current(self):
+        return self.now
+
+    def settled(self):
+        return self.now if self.settle else None
+
+
+def test_an_answer_serves_past_the_ttl_only_while_the_watched_rbac_vouches_for_it():
+    now = [0.0]
+    stamp = _Stamp()
+    access, handle = Access(ttl=5.0, clock=lambda: now[0], vouch=stamp, max_age=30.0), \
+        _Changing()
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+
+    async def scenario():
+        assert await access.allowed(handle, "list", pods, "a") is True
+        handle.allowed = False
+        now[0] = 10.0     # past the ttl, the RBAC unchanged: the answer serves, nothing asked
+        assert await access.allowed(handle, "list", pods, "a") is True
+        assert access.known(handle, "list", pods, "a") is True
+        await asyncio.sleep(0)
+        assert len(handle.asked) == 1 and access.vouched == 1
+        stamp.now = ("rbac", 2)   # a role or binding changed: asked again on the request's path
+        assert access.known(handle, "list", pods, "a") is None
+        assert await access.allowed(handle, "list", pods, "a") is False
+        assert len(handle.asked) == 2
+    asyncio.run(scenario())
+
+
+def test_an_answer_asked_under_an_unsettled_stamp_lasts_the_ttl_only():
+    now = [0.0]
+    stamp = _Stamp()
+    stamp.settle = False      # the RBAC just changed: the API server may not know it yet
+    access, handle = Access(ttl=5.0, clock=lambda: now[0], vouch=stamp, max_age=30.0), \
+        _Changing()
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+
+    async def scenario():
+        assert await access.allowed(handle, "list", pods, "a") is True
+        stamp.settle = True
+        now[0] = 6.0
+        assert access.known(handle, "list", pods, "a") is None
+        assert await access.allowed(handle, "list", pods, "a") is True
+        assert len(handle.asked) == 2
+    asyncio.run(scenario())
+
+
+def test_a_vouched_answer_ends_at_the_max_age_and_at_its_tokens_expiry():
+    now, wall = [0.0], [1000.0]
+    stamp = _Stamp()
+    access = Access(ttl=5.0, clock=lambda: now[0], wall=lambda: wall[0], vouch=stamp,
+                    max_age=30.0)
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+    plain, expiring = _Changing(), _Changing()
+    expiring.token = "e30." + base64.urlsafe_b64encode(b'{"exp": 1020}').decode().rstrip("=") \
+        + ".sig"
+
+    async def scenario():
+        await access.allowed(plain, "list", pods, "a")
+        await access.allowed(expiring, "list", pods, "a")
+        now[0], wall[0] = 15.0, 1015.0
+        assert access.known(plain, "list", pods, "a") is True
+        assert access.known(expiring, "list", pods, "a") is True
+        now[0], wall[0] = 21.0, 1021.0    # past the JWT's exp: not vouched for any more
+        assert access.known(expiring, "list", pods, "a") is None
+        assert access.known(plain, "list", pods, "a") is True
+        now[0] = 30.5                     # past the max age: gone whatever the RBAC
+        assert access.known(plain, "list", pods, "a") is None
+    asyncio.run(scenario())
+
+
+def test_a_vouched_answer_is_asked_again_ahead_of_its_max_age_not_of_its_ttl():
+    now = [0.0]
+    access, handle = Access(ttl=5.0, clock=lambda: now[0], vouch=_Stamp(), max_age=30.0), \
+        _Changing()
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+
+    async def scenario():
+        await access.allowed(handle, "list", pods, "a")
+        for moment in (4.5, 10.0, 20.0):   # past AHEAD of the ttl, not of the max age
+            now[0] = moment
+            await access.allowed(handle, "list", pods, "a")
+            await asyncio.sleep(0)
+        assert len(handle.asked) == 1 and access.ahead == 0
+        now[0] = 25.0                      # past AHEAD of the max age: asked behind the use
+        assert await access.allowed(handle, "list", pods, "a") is True
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert len(handle.asked) == 2 and access.ahead == 1
+    asyncio.run(scenario())
+
+
+def test_without_a_stamp_answers_last_the_ttl_whatever_the_max_age():
+    now = [0.0]
+    access, handle = Access(ttl=5.0, clock=lambda: now[0], max_age=30.0), _Changing()
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+    asyncio.run(access.allowed(handle, "list", pods, "a"))
+    now[0] = 5.5
+    assert access.known(handle, "list", pods, "a") is None and access.max_age == 5.0
