@@ -29,8 +29,8 @@ then, for the gateway process alone (CPU from /proc, user + system):
    ``--access-cache-max-age=0``: access answers last ``--access-cache-ttl`` only, as before
    they were kept while the watched RBAC is unchanged), without validators, after a warm-up
    of the same browsers (up to 30 s, not measured: as the first gateway's earlier runs warmed
-   it), its churn alone measured as well; per run the gateway's CPU (cores), the answers by code, latency
-   p50/p95, and the ratio of conditional to today (target: at most half);
+   it), its churn alone measured as well; per run the gateway's CPU (cores), the answers by
+   code, latency p50/p95, and the ratio of conditional to today (target: at most half);
 3. **subscribers**: ``--subscribers`` WebSocket connections (/api/v1/live), each with its own
    token and one subscription from the mix (nodes, which cannot be watched, left out): the RSS
    they add (per subscriber); then, the cluster quiet, a probe every PROBE_EVERY seconds
@@ -493,8 +493,9 @@ def main(argv=None):
     parser.add_argument("--today-flag", action="append", default=None,
                         help="\"today\" is run on a second gateway with these flags added "
                              "(repeatable; default --access-cache-max-age=0: access answers "
-                             "last --access-cache-ttl only, as before issue #40's third "
-                             "session); --today-flag= (empty): today on the same gateway")
+                             "last --access-cache-ttl only, as before they were kept while "
+                             "RBAC is unchanged); --today-flag= (empty): today on the same "
+                             "gateway")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
     if args.today_flag is None:
