@@ -694,8 +694,9 @@ def measure_gateway(gw, mode, page_cases, token, users, churn, n, profile_dir, q
     # Pass-through pages of 50,000 pods take tens of seconds each: one per client there.
     per_client = 40 if mode == "cache" else max(1 if n > 20000 else 2, min(10, 40000 // n))
     seq_count = 30 if mode == "cache" else 10
-    if quick:
-        seq_budget, conc_budget, per_client, seq_count = 10, 10, 2, 3
+    if quick:   # through the pass-through path each page is a LIST of every pod: one a client
+        seq_budget, conc_budget = 10, 10
+        per_client, seq_count = (2, 3) if mode == "cache" else (1, 2)
     for case in page_cases:
         name = case["name"]
         seq = sequential(gw, case, token, seq_count, seq_budget)

@@ -779,7 +779,7 @@ def _heap_cell(rss, heap):
         heap.get("pymalloc_empty_pools_mib"))
 
 
-def soak(gw, standin, seconds, directory, budget, clients_count=8, every=30.0):
+def soak(gw, standin, seconds, directory, budget, clients_count=8, every=30.0, flags=()):
     """Issue #41's soak: ``seconds`` at the run's churn with ``clients_count`` clients paging
     (each sort of SORTS in turn, one page a second each), a forced 410 (every kind re-lists)
     at half time; VmRSS every ``every`` seconds. Growth: over the whole run, and over its last
@@ -828,7 +828,7 @@ def soak(gw, standin, seconds, directory, budget, clients_count=8, every=30.0):
                 relisted = True
             time.sleep(min(every, max(0.0, seconds - elapsed)))
         report(time.monotonic() - started)
-        fresh = fresh_beside(gw, standin, directory, budget)
+        fresh = fresh_beside(gw, standin, directory, budget, flags)
         log("soak: a fresh gateway beside it %s" % fresh)
     finally:
         done.set()
@@ -840,14 +840,14 @@ def soak(gw, standin, seconds, directory, budget, clients_count=8, every=30.0):
             "last_half_growth_mib": samples[-1][1] - half, "fresh": fresh}
 
 
-def fresh_beside(gw, standin, directory, budget):
+def fresh_beside(gw, standin, directory, budget, flags=()):
     """Splits a soak's growth into the cluster's and the gateway's: a second gateway started
     against the stand-in as the soak left it, ready and asked a page of each sort the soak's
     clients ask (their indexes built, as in the soaked one), its RSS beside the soaked one's at
     the same moment. What the cluster itself grew (its objects larger or more) is in both;
     what the soaked gateway holds beyond the fresh one is its own (churned records, the
-    allocators, pools, indexes, caches)."""
-    fresh = start_gateway(standin, directory)
+    allocators, pools, indexes, caches). ``flags``: the soaked gateway's own."""
+    fresh = start_gateway(standin, directory, flags)
     try:
         wait_ready(fresh, budget)
         http = pool()
@@ -925,7 +925,7 @@ def after_410(gw, standin, budget, watchers=8):
 def run_rate(standin, rate, args, directory, reference):
     log("churn %s/s: starting a gateway" % rate)
     standin.admin("churn", rate=rate)
-    gw = start_gateway(standin, directory)
+    gw = start_gateway(standin, directory, args.gateway_flag)
     sampler = Sampler(gw.proc.pid)
     out = {"rate": rate}
     try:
@@ -1003,7 +1003,8 @@ def run_rate(standin, rate, args, directory, reference):
         phase("relist")
         if args.soak_seconds:
             out["soak"] = soak(gw, standin, args.soak_seconds, directory, args.budget,
-                               every=min(30.0, max(1.0, args.soak_seconds / 20)))
+                               every=min(30.0, max(1.0, args.soak_seconds / 20)),
+                               flags=args.gateway_flag)
             log("soak: %s" % {k: v for k, v in out["soak"].items() if k not in ("rss_mib", "heaps")})
             phase("soak")
         log("RSS / high-water mark after each phase (MiB): %s" % phases)
@@ -1207,6 +1208,9 @@ def main(argv=None):
                         help="a few requests per phase and 8 clients (the smoke test)")
     parser.add_argument("--composition", action="store_true",
                         help="the whole cluster of issue #30 beside the pods, not pods only")
+    parser.add_argument("--gateway-flag", action="append", default=[],
+                        help="a flag added to the gateway's (repeatable), e.g. "
+                             "--gateway-flag=--access-cache-max-age=0")
     parser.add_argument("--search", action="store_true",
                         help="also measure GET /api/v1/search (issue #38): each query back to "
                              "back, per kind, and beside the 64 clients")
@@ -1226,7 +1230,8 @@ def main(argv=None):
                              "far apart; the smoke test shortens it)")
     args = parser.parse_args(argv)
     result = {"pods": args.pods, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "composition": args.composition, "search": args.search}
+              "composition": args.composition, "search": args.search,
+              "gateway_flags": args.gateway_flag}
     standin = StandIn(args.pods, max_seconds=3 * 3600, composed=args.composition,
                       light=args.light)
     try:
