@@ -1,10 +1,10 @@
 """Smoke runs that mostly wait start with the package's first test and run beside the others.
 
 ``bench_live``'s smoke run is timed phases of ten browsers at one request a second: a sixth of
-a core over its 20-odd seconds. Started when the first smoke test of this package starts (only
-if its test was collected), it runs beside the busy ones (``bench_lists`` seeding its own
-cluster) and its test only reads what it wrote: the suite is that much shorter, and each run is
-checked exactly as if it had run alone."""
+a core over its 20-odd seconds. A test module that says so (``EARLY_RUN``, and only if one of
+its tests was collected) has its run started when the package's first test starts; the run
+goes on beside the busy ones (``bench_lists`` seeding its own cluster) and its test only reads
+what it wrote: the suite is that much shorter, and each run is checked as if it ran alone."""
 
 import subprocess
 import sys
@@ -41,26 +41,19 @@ class Run:
             self.proc.wait()
 
 
-# Started early: the module whose test reads it -> (argv, timeout of the wait for it).
-EARLY = {
-    "test_bench_live_smoke.py": (
-        ["tests.bench.bench_live", "--pods", "300", "--browsers", "10", "--interval", "1",
-         "--seconds", "2", "--subscribers", "10", "--probes", "1", "--soak-seconds", "2",
-         "--page-requests", "5", "--background-seconds", "1", "--churn", "20",
-         "--event-rate", "5", "--client-processes", "1", "--budget", "60"], 180),
-}
-
-
 @pytest.fixture(scope="package", autouse=True)
 def early_runs(request, tmp_path_factory):
-    """{module name: Run} of the EARLY runs whose tests this session will run."""
-    collected = {item.path.name for item in request.session.items}
+    """{module name: Run}: each collected test module of this package that has an
+    ``EARLY_RUN = (argv, timeout)`` gets its run started here, before the package's first test;
+    its test waits for it (``finish``)."""
+    modules = {item.path.name: item.module for item in request.session.items
+               if hasattr(getattr(item, "module", None), "EARLY_RUN")}
     runs = {}
     try:
-        for module, (argv, timeout) in EARLY.items():
-            if module in collected:
-                out = tmp_path_factory.mktemp("early") / (module + ".json")
-                runs[module] = Run(argv, out, timeout)
+        for name, module in sorted(modules.items()):
+            argv, timeout = module.EARLY_RUN
+            out = tmp_path_factory.mktemp("early") / (name + ".json")
+            runs[name] = Run(argv, out, timeout)
         yield runs
     finally:
         for run in runs.values():

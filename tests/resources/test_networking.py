@@ -167,12 +167,13 @@ def test_service_pods_and_events(cluster, gateway, namespace, admin_token):
     assert (newest["objectKind"], newest["objectName"]) == ("Service", "web")
 
 
-def test_service_ingresses(cluster, gateway, namespace, admin_token):
+def test_service_ingresses(cluster, gateway, namespace, admin_token, cache_caught_up):
     ns = namespace
     for name in ("web", "api", "other", "unused"):
         kube.service(cluster, ns, name, {"app": name})
     ingress(cluster, ns, "front", [rule("a.example.com", "api")], default="web")
     ingress(cluster, ns, "side", [rule("b.example.com", "other"), rule("c.example.com", "web")])
+    cache_caught_up("service", "ingress")
 
     def routed(service, **params):
         body = get(gateway, "/api/v1/service/%s/%s/ingress" % (ns, service), admin_token,
@@ -190,7 +191,7 @@ def test_service_ingresses(cluster, gateway, namespace, admin_token):
 
 
 def test_ingress_list_detail_and_events(cluster, gateway, namespace, other_namespace,
-                                        admin_token):
+                                        admin_token, cache_caught_up):
     ns = namespace
     front = ingress(cluster, ns, "front", [rule("a.example.com", "api"), rule(None, "web"),
                                            rule("b.example.com", "web"),
@@ -200,6 +201,7 @@ def test_ingress_list_detail_and_events(cluster, gateway, namespace, other_names
     path = "%s/namespaces/%s/ingresses/front" % (NET, ns)
     set_status(cluster, path, {"loadBalancer": {"ingress": [
         {"ip": "192.0.2.10"}, {"hostname": "front.example.com", "ip": "192.0.2.11"}]}})
+    cache_caught_up("ingress")
 
     body = get(gateway, "/api/v1/ingress/" + ns, admin_token, sortBy="a,name")
     assert body["listMeta"] == {"totalItems": 2} and body["errors"] == []

@@ -23,6 +23,8 @@ MARKERS = {
                                                       "template": _TEMPLATE}}),
     "deployment": ("apps/v1", "Deployment", {"spec": {"replicas": 0, "selector": _SELECTOR,
                                                       "template": _TEMPLATE}}),
+    "ingress": ("networking.k8s.io/v1", "Ingress", {"spec": {"defaultBackend": {
+        "service": {"name": "marker", "port": {"number": 80}}}}}),
     "horizontalpodautoscaler": ("autoscaling/v1", "HorizontalPodAutoscaler", {"spec": {
         "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "marker"},
         "maxReplicas": 1}}),
