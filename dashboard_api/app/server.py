@@ -20,8 +20,8 @@ from dashboard_api.cache.foreground import FOREGROUND
 from dashboard_api.cache.telemetry import CacheCollector
 from dashboard_api.handlers import home, picker, static
 from dashboard_api.handlers.base import NotFoundHandler, UnknownClusterHandler
-from dashboard_api.serving import (bodylimit, connections, lifecycle, looplag, proxies, requestlog,
-                                   routes)
+from dashboard_api.serving import (bodylimit, connections, dispatch, lifecycle, looplag, proxies,
+                                   requestlog, routes)
 from dashboard_api.serving.paths import split_path
 from dashboard_api.terminal import endpoint as terminal
 from dashboard_api.web import locales
@@ -40,6 +40,8 @@ def served_routes(mode, features=()):
 
 
 class Application(tornado.web.Application):
+    dispatch = None   # the routes by head (serving/dispatch.py), made at the first request
+
     def start_request(self, server_conn, request_conn):
         # Every request passes the body size limit before the router sees its body.
         connections.harden_headers(request_conn)
@@ -61,13 +63,30 @@ class Application(tornado.web.Application):
         if request.cluster is None:
             return self.get_handler_delegate(request, UnknownClusterHandler)
         if name is None:
-            return super().find_handler(request, **kwargs)
+            return self._routed(request, **kwargs)
         full = request.path
         request.path = inner
         try:
-            return super().find_handler(request, **kwargs)
+            return self._routed(request, **kwargs)
         finally:
             request.path = full
+
+    def _routed(self, request, **kwargs):
+        """Tornado's choice of handler, tried among the routes that could match the path
+        (serving/dispatch.py) when it knows them."""
+        if self.dispatch is None:
+            self.dispatch = dispatch.Dispatch(self.wildcard_router.rules)
+        for rule in self.dispatch.candidates(request.path) or ():
+            params = rule.matcher.match(request)
+            if params is None:
+                continue
+            if isinstance(rule.target, type) and \
+                    issubclass(rule.target, tornado.web.RequestHandler):
+                return self.get_handler_delegate(request, rule.target, rule.target_kwargs,
+                                                 params.get("path_args"),
+                                                 params.get("path_kwargs"))
+            break   # another kind of target: Tornado's own way
+        return super().find_handler(request, **kwargs)
 
     def log_request(self, handler):
         # Called once per finished response (for a websocket: its upgrade).

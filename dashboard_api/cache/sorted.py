@@ -125,6 +125,10 @@ class SortedIndex:
 
     def change(self, old, new):
         """One event: ``old`` (None: an addition) becomes ``new`` (None: a deletion)."""
+        if old is not None and new is not None and old.namespace == new.namespace and \
+                self.all.replace(old, new):   # its place unchanged: the same in its namespace
+            self.by_namespace[old.namespace].replace(old, new)
+            return
         if old is not None:
             self.all.remove(old)
             sub = self.by_namespace.get(old.namespace)

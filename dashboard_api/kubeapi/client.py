@@ -18,6 +18,7 @@ from dashboard_api.kubeapi.deadlines import (Deadline, changes, not_connected, r
                                              unreachable)
 from dashboard_api.kubeapi.discovery import Discovery
 from dashboard_api.kubeapi.executor import Executor
+from dashboard_api.kubeapi.identity import identity_key
 from dashboard_api.kubeapi.ratelimit import UNLIMITED, Buckets
 from dashboard_api.serving.errors import ApiError, from_apiserver
 
@@ -213,6 +214,16 @@ class Handle:
     def impersonation(self):
         """The impersonation header lines, ((name, value), ...), in the caller's order."""
         return self._impersonation
+
+    _identity = None
+
+    @property
+    def identity(self):
+        """The identity of these credentials (kubeapi/identity.py), made once per handle: a
+        request asks for it several times (its page, each access answer, its validator)."""
+        if self._identity is None:
+            self._identity = identity_key(self.token or "", self._impersonation)
+        return self._identity
 
     @property
     def service(self):

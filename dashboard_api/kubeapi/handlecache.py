@@ -10,24 +10,15 @@ finding a kept one costs about 30 us (the token's SHA-256 and the cache). It sta
 specification names the flag.
 """
 
-import hashlib
 import logging
 import time
 
 import cachetools
 
-from dashboard_api.kubeapi.client import Cluster, impersonation_lines
+from dashboard_api.kubeapi.client import Cluster
+from dashboard_api.kubeapi.identity import identity_key as cache_key
 
 log = logging.getLogger("dashboard_api.kubeapi.handlecache")
-
-
-def cache_key(token, impersonation):
-    """Equal for equal sets of impersonation lines, whatever their order (two groups are the
-    same identity in either order); lines, not a dict, so that every group counts."""
-    digest = hashlib.sha256(token.encode("utf-8"))
-    for name, value in sorted((k.lower(), v) for k, v in impersonation_lines(impersonation)):
-        digest.update(b"\0" + name.encode("utf-8") + b"\0" + value.encode("utf-8"))
-    return digest.hexdigest()
 
 
 class LruTtlCache:

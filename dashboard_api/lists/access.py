@@ -51,7 +51,8 @@ from typing import Any, NamedTuple
 
 import cachetools
 
-from dashboard_api.kubeapi.handlecache import cache_key
+from dashboard_api.kubeapi.client import Handle
+from dashboard_api.kubeapi.identity import identity_key
 from dashboard_api.serving.bearer import expiry
 from dashboard_api.serving.errors import ApiError, is_forbidden
 from dashboard_api.serving.singleflight import SingleFlight
@@ -149,7 +150,9 @@ class Access:
 
     @staticmethod
     def identity(handle):
-        return cache_key(handle.token or "", handle.impersonation)
+        if isinstance(handle, Handle):
+            return handle.identity
+        return identity_key(handle.token or "", handle.impersonation)
 
     async def allowed(self, handle, verb, resource, namespace="", name=None, budget=None,
                       subresource=None):
@@ -282,7 +285,7 @@ class Access:
     def knows(self, token, impersonation=()):
         """Whether the API server has answered a review of these credentials (within the
         outage memory): who may be told that it is away (handlers/system.py)."""
-        when = self._seen.get(cache_key(token or "", tuple(impersonation)))
+        when = self._seen.get(identity_key(token or "", tuple(impersonation)))
         return when is not None and self.clock() - when <= self.memory
 
     def _keep(self, key, answer, stamp=None, exp=None):

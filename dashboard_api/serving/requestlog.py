@@ -142,10 +142,26 @@ def describe_uri(request):
     their path): whoever holds it may bind that shell, so neither is shown."""
     if not request.query or request.path.startswith(TERMINAL_PREFIX):
         return _shown_path(request.path)
+    if _plain(request.query):   # nothing in it could be redacted: shown as it came
+        return request.path + "?" + request.query
     pairs = urllib.parse.parse_qsl(request.query, keep_blank_values=True)
     shown = [(k, REDACTED if any(s in k.lower() for s in ("token", "password", "key"))
               or k.lower() in OAUTH_QUERY_NAMES else v) for k, v in pairs]
     return request.path + "?" + urllib.parse.urlencode(shown, safe="<>,")
+
+
+# Words of the query names describe_uri redacts (and of OAUTH_QUERY_NAMES).
+_REDACTED_WORDS = ("token", "password", "key", "code", "state")
+
+
+def _plain(query):
+    """Whether ``query`` (printable ASCII) holds no name describe_uri would redact: none of
+    the redacted words anywhere in it, escapes decoded (``%6Bey`` spells ``key``)."""
+    if not query.isascii() or not query.isprintable():
+        return False
+    text = urllib.parse.unquote_plus(query) if "%" in query or "+" in query else query
+    text = text.lower()
+    return not any(word in text for word in _REDACTED_WORDS)
 
 
 def _client(request):

@@ -48,13 +48,30 @@ def _add(total, resources):
         total[name] = total.get(name, 0) + parse(q)
 
 
-# effective() of the parts of pod specs it reads, by their identity: the cache's pods of one
-# template share one list of containers (cache/slim.py ``pooled``), so a node's allocation (its
-# pods' summed, per pod event in the cache) parses each template's quantities once, not each
-# pod's. The parts are held with their answer, so their ids stay theirs; cached records are never
-# changed.
-_EFFECTIVE = {}
+# Answers about the parts of pod specs that resources come from, by their identity: the cache's
+# pods of one template share one list of containers (cache/slim.py ``pooled``), so a node's
+# allocation (its pods' summed, per pod event in the cache) parses each template's quantities
+# once, not each pod's, and a page of pods sums them once a template. The parts are held with
+# their answer, so their ids stay theirs; cached records are never changed.
 EFFECTIVE_KEPT = 4096
+
+
+def by_parts(memo, pod_spec, compute):
+    """``compute(pod_spec)``, kept in ``memo`` (a dict of at most EFFECTIVE_KEPT answers)
+    while the spec's containers, init containers and overhead are the objects it was made
+    of. The answer is shared: callers copy what they hand out."""
+    parts = (pod_spec.get("containers"), pod_spec.get("initContainers"),
+             pod_spec.get("overhead"))
+    key = (id(parts[0]), id(parts[1]), id(parts[2]))
+    found = memo.get(key)
+    if found is None or any(a is not b for a, b in zip(found[0], parts)):
+        if len(memo) >= EFFECTIVE_KEPT:
+            memo.clear()
+        found = memo[key] = (parts, compute(pod_spec))
+    return found[1]
+
+
+_EFFECTIVE = {}
 
 
 def effective(pod_spec):
@@ -63,15 +80,7 @@ def effective(pod_spec):
     The regular containers are summed, each init container raises a resource to its own value
     when larger, and the pod overhead is added to requests and to limits that are set.
     """
-    parts = (pod_spec.get("containers"), pod_spec.get("initContainers"),
-             pod_spec.get("overhead"))
-    key = (id(parts[0]), id(parts[1]), id(parts[2]))
-    found = _EFFECTIVE.get(key)
-    if found is None or any(a is not b for a, b in zip(found[0], parts)):
-        if len(_EFFECTIVE) >= EFFECTIVE_KEPT:
-            _EFFECTIVE.clear()
-        found = _EFFECTIVE[key] = (parts, _effective(pod_spec))
-    requests, limits = found[1]
+    requests, limits = by_parts(_EFFECTIVE, pod_spec, _effective)
     return dict(requests), dict(limits)
 
 

@@ -5,7 +5,7 @@ test suite.
 
     .venv/bin/python -m tests.bench.bench_live [--pods 150000] [--churn 200] [--event-rate 50]
         [--browsers 1000] [--interval 5] [--seconds 60] [--subscribers 1000]
-        [--soak-seconds 600] [--json out.json]
+        [--soak-seconds 600] [--today-tree CHECKOUT] [--new-connections] [--json out.json]
 
 One stand-in (its composition scaled by ``--pods`` / 150,000) and one gateway (metrics off),
 then, for the gateway process alone (CPU from /proc, user + system):
@@ -18,19 +18,23 @@ then, for the gateway process alone (CPU from /proc, user + system):
    token each time: the access review a refresh every 5 s pays, ``--access-cache-ttl`` being
    5 s as well);
 2. **browsers**, with the churn (``--churn`` pod changes a second and ``--event-rate`` events
-   in and out a second), first alone for ``--background-seconds`` (the gateway's CPU for the
-   churn itself, taken out of each run's CPU per request), then ``--browsers`` browsers,
-   each with its own token and one page of a realistic mix (kinds, one namespace or all,
-   sorts, pages: ``MIX``), refreshing every ``--interval`` seconds (staggered) for
-   ``--seconds``; twice, the same browsers and pages: "no validator" (every refresh a full
-   page, as while lists were ``no-store``) and "conditional" (each browser keeps the tag of
-   its last 200 and sends it, as a browser does with ``private, no-cache``); then once more,
-   "today", on a second gateway started with ``--today-flag`` (default
-   ``--access-cache-max-age=0``: access answers last ``--access-cache-ttl`` only, as before
-   they were kept while the watched RBAC is unchanged), without validators, after a warm-up
-   of the same browsers (up to 30 s, not measured: as the first gateway's earlier runs warmed
-   it), its churn alone measured as well; per run the gateway's CPU (cores), the answers by
-   code, latency p50/p95, and the ratio of conditional to today (target: at most half);
+   in and out a second): ``--browsers`` browsers, each with its own token and one page of a
+   realistic mix (kinds, one namespace or all, sorts, pages: ``MIX``), refreshing every
+   ``--interval`` seconds (staggered), each on the connection it keeps open as a browser does
+   (``--new-connections``: a new one for every request); first a warm-up of up to 30 s (not
+   measured: the browsers' sorts built, whose upkeep is then part of the churn's cost, first
+   access reviews asked), then the churn alone for ``--background-seconds`` (the gateway's
+   CPU for the churn itself, taken out of each run's CPU per request), then two runs of
+   ``--seconds``, the same browsers and pages: "no validator" (every refresh a full page, as
+   while lists were ``no-store``) and "conditional" (each browser keeps the tag of its last
+   200 and sends it, as a browser does with ``private, no-cache``); then once more, "today",
+   on a second gateway, warmed and measured the same way, without validators: started with
+   ``--today-flag`` (default ``--access-cache-max-age=0``: access answers last
+   ``--access-cache-ttl`` only, as before they were kept while the watched RBAC is
+   unchanged), or from ``--today-tree``, another checkout (the commit before issue #40's
+   work: the gateway as the issue found it); per run the gateway's CPU (cores), the answers by
+   code, latency p50/p95, the connections opened, and the ratio of conditional to today
+   (target: at most half);
 3. **subscribers**: ``--subscribers`` WebSocket connections (/api/v1/live), each with its own
    token and one subscription from the mix (nodes, which cannot be watched, left out): the RSS
    they add (per subscriber); then, the cluster quiet, a probe every PROBE_EVERY seconds
@@ -157,19 +161,95 @@ def page_cost(gw, requests):
 
 # --- 2. browsers -------------------------------------------------------------------------------
 
+class KeptConnection:
+    """A browser's HTTP/1.1 connection to the gateway, kept open between its requests as a
+    browser keeps it (Chromium keeps an idle connection that was used for minutes), opened
+    again when the gateway has closed it. ``get`` answers (status, headers by lower-case
+    name); the body is read and dropped (gzip asked for, as a browser does)."""
+
+    def __init__(self, host, port, timeout):
+        self.host, self.port, self.timeout = host, port, timeout
+        self.reader = self.writer = None
+        self.opened = 0
+
+    async def get(self, path, headers):
+        for attempt in (0, 1):
+            fresh = self.writer is None
+            if fresh:
+                self.reader, self.writer = await asyncio.wait_for(
+                    asyncio.open_connection(self.host, self.port), self.timeout)
+                self.opened += 1
+            try:
+                return await asyncio.wait_for(self._exchange(path, headers), self.timeout)
+            except (ConnectionError, asyncio.IncompleteReadError, EmptyReply):
+                self.close()
+                if fresh or attempt:   # a kept connection the gateway closed: once more
+                    raise
+
+    async def _exchange(self, path, headers):
+        lines = ["GET %s HTTP/1.1" % path, "Host: %s:%d" % (self.host, self.port),
+                 "Accept: application/json", "Accept-Encoding: gzip, deflate"]
+        lines += ["%s: %s" % item for item in headers.items()]
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        await self.writer.drain()
+        status_line = await self.reader.readline()
+        if not status_line:
+            raise EmptyReply()
+        code = int(status_line.split()[1])
+        found = {}
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b"\n", b""):
+                break
+            name, _, value = line.decode("latin-1").partition(":")
+            found[name.strip().lower()] = value.strip()
+        if code in (204, 304) or code < 200:
+            pass
+        elif "content-length" in found:
+            await self.reader.readexactly(int(found["content-length"]))
+        elif found.get("transfer-encoding", "").lower() == "chunked":
+            while True:
+                size = int((await self.reader.readline()).split(b";")[0], 16)
+                await self.reader.readexactly(size + 2)
+                if size == 0:
+                    break
+        else:                      # to the end of the connection
+            await self.reader.read()
+            found["connection"] = "close"
+        if found.get("connection", "").lower() == "close":
+            self.close()
+        return code, found
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+class EmptyReply(Exception):
+    """The connection ended before a status line: the gateway closed it."""
+
+
 def _browsers_process(url, browsers, total, interval, seconds, conditional, ready, go, start,
-                      results):
+                      results, kept=True):
     """One process's ``browsers`` [(index, kind, path)] of ``total``: [(seconds, code, kind)]
-    put on ``results``."""
+    put on ``results``, and the connections they opened. ``kept``: each browser keeps its
+    connection (KeptConnection), else a new one for each request (Tornado's client)."""
     import tornado.httpclient   # here: the spawned process imports what it runs
+
+    parsed = urllib.parse.urlsplit(url)
 
     async def run():
         client = tornado.httpclient.AsyncHTTPClient(max_clients=512)
         found = []
+        connections = []
 
         async def browser(index, kind, path):
             token = "browser-%04d" % index
             tag = None
+            connection = KeptConnection(parsed.hostname, parsed.port, 120) if kept else None
+            if connection is not None:
+                connections.append(connection)
             at = start.value + interval * index / total   # the browsers' refreshes staggered
             end = start.value + seconds
             while at < end:
@@ -179,17 +259,23 @@ def _browsers_process(url, browsers, total, interval, seconds, conditional, read
                     headers["If-None-Match"] = tag
                 t0 = time.monotonic()
                 try:
-                    reply = await client.fetch(url + "/" + path, headers=headers,
-                                               raise_error=False, request_timeout=120)
-                    code = reply.code
+                    if connection is not None:
+                        code, answered = await connection.get("/" + path, headers)
+                        answered_tag = answered.get("etag")
+                    else:
+                        reply = await client.fetch(url + "/" + path, headers=headers,
+                                                   raise_error=False, request_timeout=120)
+                        code, answered_tag = reply.code, reply.headers.get("Etag")
                     if code == 200:
-                        tag = reply.headers.get("Etag")
+                        tag = answered_tag
                 except Exception as exc:  # noqa: BLE001 (counted, the browser goes on)
                     code = type(exc).__name__
                 found.append((time.monotonic() - t0, code, kind))
                 at += interval
+            if connection is not None:
+                connection.close()
         await asyncio.gather(*(browser(index, kind, path) for index, kind, path in browsers))
-        return found
+        return found, sum(c.opened for c in connections)
 
     ready.put(len(browsers))
     go.wait(120)
@@ -203,16 +289,17 @@ def spread(pages, processes):
     return [share for share in shares if share]
 
 
-def browsers(gw, standin, pages, interval, seconds, conditional, processes):
+def browsers(gw, standin, pages, interval, seconds, conditional, processes, kept=True):
     """The browsers' phase: {cores, rps, by_code, p50/p95 of 200s and 304s, share of 304s,
-    and of each kind, access reviews the stand-in answered meanwhile}."""
+    and of each kind, access reviews the stand-in answered meanwhile, connections opened}."""
     context = multiprocessing.get_context("spawn")
     ready, results, go = context.Queue(), context.Queue(), context.Event()
     start = context.Value("d", 0.0)
     children = [context.Process(target=_browsers_process, daemon=True, args=(
-        gw.url, share, len(pages), interval, seconds, conditional, ready, go, start, results))
-        for share in spread(pages, processes)]
+        gw.url, share, len(pages), interval, seconds, conditional, ready, go, start, results,
+        kept)) for share in spread(pages, processes)]
     flat = []
+    opened = 0
     try:
         for child in children:
             child.start()
@@ -227,7 +314,9 @@ def browsers(gw, standin, pages, interval, seconds, conditional, processes):
         used = cores(gw.proc.pid, seconds, before)
         reviews = standin.stats()["access_reviews"] - reviews
         for _ in children:
-            flat += results.get(timeout=seconds + 300)
+            found, connections = results.get(timeout=seconds + 300)
+            flat += found
+            opened += connections
     finally:
         for child in children:
             child.join(10)
@@ -247,7 +336,8 @@ def browsers(gw, standin, pages, interval, seconds, conditional, processes):
                                   in sorted(by_kind.items())},
             "p50_200_ms": ms(pct(ok, 0.5)), "p95_200_ms": ms(pct(ok, 0.95)),
             "p50_304_ms": ms(pct(same, 0.5)), "p95_304_ms": ms(pct(same, 0.95)),
-            "share_304": round(len(same) / len(flat), 3) if flat else None}
+            "share_304": round(len(same) / len(flat), 3) if flat else None,
+            "connections_opened": opened if kept else len(flat)}
 
 
 def background(gw, seconds):
@@ -432,9 +522,11 @@ def table(result):
               "|---|---|---|---|---|---|---|---|",
               "| the churn alone | %.3f cores | | | | | | |" % result["background"]["cores"]]
     runs = [("no validator", unconditional), ("conditional", conditional)]
-    if result.get("today_flags"):
+    if result.get("today_flags") is not None:
         runs.insert(0, ("today (no validator, %s; the churn alone %.3f cores)" % (
-            " ".join(result["today_flags"]), result["background_today"]["cores"]), today))
+            " ".join(result["today_flags"] + (["from " + result["today_tree"]]
+                                              if result.get("today_tree") else [])),
+            result["background_today"]["cores"]), today))
     for name, run in runs:
         errors = {c: n for c, n in run["by_code"].items() if c not in ("200", "304")}
         lines.append("| %s | %.3f cores | %s ms | %s | %s | %s / %s ms | %s / %s ms | %s |" % (
@@ -496,13 +588,22 @@ def main(argv=None):
                              "last --access-cache-ttl only, as before they were kept while "
                              "RBAC is unchanged); --today-flag= (empty): today on the same "
                              "gateway")
+    parser.add_argument("--today-tree", default=None,
+                        help="\"today\" is run from this checkout of the project (e.g. a "
+                             "worktree of the commit before issue #40's work), with no flag "
+                             "of its own unless --today-flag says")
+    parser.add_argument("--new-connections", action="store_true",
+                        help="each request of a browser on a new connection (Tornado's "
+                             "client), instead of the connection a browser keeps")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
+    kept = not args.new_connections
     if args.today_flag is None:
-        args.today_flag = ["--access-cache-max-age=0"]
+        args.today_flag = [] if args.today_tree else ["--access-cache-max-age=0"]
     elif args.today_flag == [""]:
         args.today_flag = None
     result = {"pods": args.pods, "browsers": args.browsers, "interval": args.interval,
+              "connections": "kept" if kept else "new for each request",
               "gateway_flags": args.gateway_flag,
               "soak_seconds": args.soak_seconds,
               "load": "churn %g pods/s, %g events/s" % (args.churn, args.event_rate),
@@ -519,12 +620,16 @@ def main(argv=None):
                 result["page_cost"] = page_cost(gw, args.page_requests)
                 standin.admin("churn", rate=args.churn)
                 standin.admin("events", rate=args.event_rate)
+                pages = pages_for(args.browsers)
+                # warmed as today's gateway is below, before the churn alone is measured: the
+                # browsers' sorts built (their upkeep is then the churn's), first reviews asked
+                browsers(gw, standin, pages, args.interval, min(args.seconds, 30.0), False,
+                         args.client_processes, kept)
                 result["background"] = background(gw, args.background_seconds)
                 log("the churn alone: %s" % result["background"])
-                pages = pages_for(args.browsers)
                 for mode, conditional in (("unconditional", False), ("conditional", True)):
                     found = browsers(gw, standin, pages, args.interval, args.seconds,
-                                     conditional, args.client_processes)
+                                     conditional, args.client_processes, kept)
                     found["net_cpu_ms_per_request"] = net_ms(found, result["background"])
                     result["browsers_" + mode] = found
                     log("browsers, %s: %s" % (mode, json.dumps(found)))
@@ -538,17 +643,22 @@ def main(argv=None):
                 gw.stop()
             if args.today_flag is not None:   # today's gateway, for the same browsers
                 result["today_flags"] = args.today_flag
+                result["today_tree"] = args.today_tree
+                standin.admin("churn", rate=0)   # as the first gateway started: quiet
+                standin.admin("events", rate=0)
                 gw = bench_scale.start_gateway(standin, directory,
-                                               args.gateway_flag + args.today_flag)
+                                               args.gateway_flag + args.today_flag,
+                                               root=args.today_tree)
                 try:
                     bench_scale.wait_ready(gw, args.budget)
-                    # warmed as the first gateway was before its runs: the browsers' sorts
-                    # built, their first reviews asked (not measured)
+                    standin.admin("churn", rate=args.churn)
+                    standin.admin("events", rate=args.event_rate)
+                    # warmed as the first gateway was (not measured)
                     browsers(gw, standin, pages, args.interval, min(args.seconds, 30.0), False,
-                             args.client_processes)
+                             args.client_processes, kept)
                     result["background_today"] = background(gw, args.background_seconds)
                     found = browsers(gw, standin, pages, args.interval, args.seconds, False,
-                                     args.client_processes)
+                                     args.client_processes, kept)
                     found["net_cpu_ms_per_request"] = net_ms(found, result["background_today"])
                     result["browsers_today"] = found
                     log("browsers, today: %s" % json.dumps(found))

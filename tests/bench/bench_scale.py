@@ -253,7 +253,9 @@ def bytes_per_object(kind_name, objects):
     return round((after - before) / len(objects))
 
 
-def start_gateway(standin, directory, extra=()):
+def start_gateway(standin, directory, extra=(), root=None):
+    """A gateway over ``standin``, from this checkout or from ``root`` (another checkout of
+    the project: a reference build, run with this one's interpreter and packages)."""
     [port] = free_ports(1)
     argv = [sys.executable, "-m", "dashboard_api", "--apiserver-host", standin.url,
             "--kubeconfig", standin.kubeconfig(directory), "--insecure-bind-address",
@@ -262,7 +264,8 @@ def start_gateway(standin, directory, extra=()):
     log_file = tempfile.NamedTemporaryFile(prefix="gateway-scale-", suffix=".log", delete=False)
     # the test hooks: SIGUSR1 reports where the memory is (heap_report); nothing else changes
     env = dict(os.environ, DASHBOARD_API_TEST_HOOKS="1")
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=log_file, stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(argv, cwd=root or ROOT, stdout=log_file, stderr=subprocess.STDOUT,
+                            env=env)
     gw = Gateway(proc, "http://127.0.0.1:%d" % port, log_file.name)
     gw.port = port
     return gw

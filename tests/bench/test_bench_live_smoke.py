@@ -23,6 +23,8 @@ def test_bench_live_runs_at_300_pods(early_runs):
     assert result["today_flags"] == ["--access-cache-max-age=0"]
     for run in (today, result["browsers_unconditional"]):
         assert set(run["by_code"]) == {"200"} and run["requests"] >= 10
+    for run in (today, result["browsers_unconditional"], conditional):
+        assert run["connections_opened"] <= 10 < run["requests"]   # each browser keeps one
     assert set(conditional["by_code"]) <= {"200", "304"} and conditional["requests"] >= 10
     subs = result["subscribers"]
     assert subs["refused"] == 0 and subs["closed_early_count"] == 0

@@ -74,3 +74,34 @@ def test_removing_a_row_that_is_not_there_says_so():
     else:
         raise AssertionError("removed a row that was not there")
     assert len(kept) == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-20, 20), st.text(max_size=2)), unique=True, min_size=1,
+                max_size=60),
+       st.lists(st.tuples(st.booleans(), st.integers(0, 1000)), max_size=40), st.integers(1, 5))
+def test_a_rowlist_replaces_a_row_that_sorts_alike_in_its_place(initial, ops, load):
+    rowlist.LOAD, saved = load, rowlist.LOAD
+    try:
+        model = sorted((Row(v) for v in initial), key=key)
+        kept = RowList(key, model)
+        model = list(model)
+        for alike, pick in ops:
+            at = pick % len(model)
+            old = model[at]
+            if alike:   # an update that moved no key: in place
+                new = Row(old.value)
+                assert kept.replace(old, new) is True
+                model[at] = new
+            else:       # a key moved: refused, nothing changed
+                assert kept.replace(old, Row((old.value[0] + 100, old.value[1]))) is False
+            assert list(kept) == model and len(kept) == len(model)
+            assert kept._maxes == [key(part[-1]) for part in kept._lists]
+        try:
+            kept.replace(Row(model[0].value), Row(model[0].value))   # an equal key, another row
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("replaced a row that was not there")
+    finally:
+        rowlist.LOAD = saved

@@ -138,6 +138,13 @@ def test_effective_resources_with_init_containers_overhead_and_gpus():
     # Overhead goes to requests always, to limits only where a limit is set.
     bare = pods.allocated_resources({"containers": [{}], "overhead": {"memory": "1Mi"}})
     assert (bare["memoryRequests"], bare["memoryLimits"]) == (2 ** 20, 0)
+    # made once for the parts a template's pods share, handed out as a copy each time
+    again = pods.allocated_resources(dict(spec))
+    assert again == out and again is not out
+    changed = dict(spec, containers=[{"resources": {"requests": {"cpu": "1"}}}])
+    assert pods.allocated_resources(changed)["cpuRequests"] == 1010   # the init container's 1 CPU
+    assert pods.allocated_resources(dict(changed, initContainers=None, overhead=None)) \
+        ["cpuRequests"] == 1000
 
 
 @pytest.mark.parametrize("name,kind", [("nvidia.com/gpu", "nvidia"), ("amd.com/gpu", "amd"),
