@@ -185,6 +185,9 @@ class KeptConnection:
                 self.close()
                 if fresh or attempt:   # a kept connection the gateway closed: once more
                     raise
+            except BaseException:      # a timeout: what is left on it is no answer's start
+                self.close()
+                raise
 
     async def _exchange(self, path, headers):
         lines = ["GET %s HTTP/1.1" % path, "Host: %s:%d" % (self.host, self.port),
