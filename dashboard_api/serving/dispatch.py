@@ -25,7 +25,9 @@ _OPTIONAL = set("*?{")         # quantifiers that let the character before them 
 
 def literal_prefix(pattern: str) -> str:
     """The text every match of the anchored regular expression ``pattern`` starts with (a
-    prefix of it: shorter when unsure)."""
+    prefix of it: shorter when unsure; "" for a pattern of alternatives, ``/a|/b``)."""
+    if _alternatives(pattern):
+        return ""
     out = []
     i = 0
     while i < len(pattern):
@@ -46,6 +48,28 @@ def literal_prefix(pattern: str) -> str:
         out.append(char)
         i += step
     return "".join(out)
+
+
+def _alternatives(pattern: str) -> bool:
+    """Whether ``pattern`` is split by a ``|`` outside any group or character class."""
+    depth, in_class, i = 0, False, 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth <= 0:
+            return True
+        i += 1
+    return False
 
 
 def head(path: str) -> str:

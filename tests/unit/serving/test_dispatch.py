@@ -26,6 +26,10 @@ def test_literal_prefixes_stop_where_the_pattern_stops_being_literal():
     assert dispatch.literal_prefix(r"/api/v1/ab+") == "/api/v1/ab"
     assert dispatch.literal_prefix(r"/files/\d+") == "/files/"
     assert dispatch.literal_prefix(r"(?i)/x") == ""
+    assert dispatch.literal_prefix(r"/api/v1/a|/healthz") == ""   # either: no common text
+    assert dispatch.literal_prefix(r"/(|index\.html|home\.js)$") == "/"
+    assert dispatch.literal_prefix(r"/x/[|]y") == "/x/"
+    assert dispatch.literal_prefix(r"/x/\|y") == "/x/|y"
     assert dispatch.head("/api/v1/pod/ns/name") == "/api/v1/pod"
     assert dispatch.head("/api/v1/pod/") == "/api/v1/pod"
     assert dispatch.head("/healthz") == "/healthz"
