@@ -262,6 +262,23 @@ class Store:
             return row
         return None
 
+    def neighbour(self, namespace: str, name: str) -> Row | None:
+        """The row just before ``name`` in its namespace's name order (else just after), or
+        None. A new object's record shares what equals its neighbour's (Cached.to_row), as a
+        LIST's neighbours share through the pool: an API server lists in key order, so an
+        object's events, or a replica set's pods, come together, and a watch brings each alone.
+        Called in the worker: one bisection of a list the loop may change meanwhile, so a name
+        read may be gone; any row does (sharing is by equal value), or none."""
+        names = self.names.get(namespace)
+        if not names:
+            return None
+        try:
+            at = bisect.bisect_left(names, name)
+            near = names[at - 1] if at > 0 else names[at + (names[at] == name)]
+        except IndexError:
+            return None
+        return self.rows.get((namespace, near))
+
     def apply(self, kind_of_event: str, row: Row, resource_version: str | None) -> None:
         self._change(row.namespace, row.name, None if kind_of_event == "DELETED" else row)
         self.resource_version = resource_version

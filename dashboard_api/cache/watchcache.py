@@ -73,13 +73,16 @@ class Cached:
         self._settled = False
 
     def to_row(self, obj):
-        """The row of a decoded object, sharing what did not change with the row it replaces
-        (read in the worker during a re-list: rows never change, and a dict read is atomic)."""
+        """The row of a decoded object, sharing what did not change with the row it replaces,
+        and a new object what equals its neighbour's (Store.neighbour). Made in the worker:
+        rows never change, and a dict read is atomic."""
         record = slim.slim(self.kind, obj)
         meta = record.get("metadata") or {}
-        old = self.store.rows.get((meta.get("namespace") or "", meta.get("name") or ""))
+        namespace, name = meta.get("namespace") or "", meta.get("name") or ""
+        old = self.store.rows.get((namespace, name))
         if old is None:
-            return row_of(self.kind, slim.pooled(record))
+            near = self.store.neighbour(namespace, name)
+            return row_of(self.kind, slim.pooled(record, near.obj if near is not None else None))
         return row_of(self.kind, slim.pooled(record, old.obj), old)
 
     # The reflector's consumer interface.

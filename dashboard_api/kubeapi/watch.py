@@ -418,9 +418,16 @@ class _Page(msgspec.Struct):
     items: Optional[list[msgspec.Raw]] = None   # each item's bytes, decoded one at a time
 
 
+_NULL = msgspec.Raw(b"null")
+
+
 class _Event(msgspec.Struct):
     type: Optional[str] = None
-    object: Optional[msgspec.Raw] = None   # decoded by the kind's decoder
+    # The object's bytes, decoded by the kind's decoder. Raw, not Optional[Raw]: msgspec
+    # accepts only null where Raw is in a union, so every event with an object failed this
+    # shape and was decoded whole by the generic decoder (managedFields and all, and records
+    # larger than a LIST's: issue #41's soak). A missing object reads as null.
+    object: msgspec.Raw = _NULL
 
 
 _decode_page = msgspec.json.Decoder(_Page).decode
@@ -434,10 +441,10 @@ def _watch_event(line, decode):
     except msgspec.ValidationError:   # not shaped as an event: read as it is
         event = _decode(line)
         return event.get("type"), event.get("object") or {}
-    if event.object is None:
+    raw = event.object
+    if raw == _NULL:
         return event.type, {}
-    return event.type, (decode(event.object) if event.type != "ERROR" else
-                        _decode(event.object)) or {}
+    return event.type, (decode(raw) if event.type != "ERROR" else _decode(raw)) or {}
 
 
 def _event_rows(lines, decode, to_row):

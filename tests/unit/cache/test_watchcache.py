@@ -165,3 +165,42 @@ def test_indexes_no_page_reads_are_let_go_of_but_the_warm_one(monkeypatch):
         store.apply("MODIFIED", next(iter(store.rows.values())), "3")
         assert list(store.orders.sorted) == [FIRST_PAGE_SORT]            # the warm one stays
     asyncio.run(scenario())
+
+
+def test_a_new_object_shares_what_equals_its_neighbours_record(monkeypatch):
+    """Issue #41: a watch brings a new object alone, where a LIST brings it beside its
+    neighbours (an object's events together, a replica set's pods): its record shares the parts
+    equal to those of the row next to it by name, so the store grows no more than a LIST of the
+    same objects would make it. Unequal parts stay its own; the first object has no neighbour.
+    The pool of shared values starts again before each (as it does every few thousand records
+    under churn), so what is shared is the neighbour's."""
+    kind = kinds.get("event")
+    cached = Cached(kind, None)
+
+    def event(name, involved, message):
+        return {"kind": "Event", "apiVersion": "v1",
+                "metadata": {"name": name, "namespace": "ns", "uid": name + "-uid",
+                             "resourceVersion": "1"},
+                "involvedObject": {"kind": "Pod", "namespace": "ns", "name": involved,
+                                   "uid": involved + "-uid", "apiVersion": "v1"},
+                "reason": "BackOff", "message": message, "type": "Warning", "count": 1,
+                "source": {"component": "kubelet", "host": "node-1"}}
+
+    first = cached.to_row(event("web-1.aa", "web-1", "back-off restarting"))
+    assert cached.store.neighbour("ns", "web-1.bb") is None
+    cached.store.replace([first], "1")
+    for name in ("web-1.bb", "web-1.a0"):   # after it, and before it, by name
+        monkeypatch.setattr(slim, "_pool", {})
+        assert cached.store.neighbour("ns", name) is first
+        row = cached.to_row(event(name, "web-1", "back-off restarting"))
+        assert row.obj["involvedObject"] is first.obj["involvedObject"]
+        assert row.obj["source"] is first.obj["source"]
+        assert row.obj["message"] is first.obj["message"]
+        assert row.obj["metadata"]["name"] == name
+    monkeypatch.setattr(slim, "_pool", {})
+    other = cached.to_row(event("web-1.cc", "web-2", "pulled"))
+    assert other.obj["involvedObject"] is not first.obj["involvedObject"]
+    assert other.obj["involvedObject"]["name"] == "web-2"
+    assert other.obj["message"] == "pulled"
+    assert other.obj["source"] is first.obj["source"]
+    assert cached.store.neighbour("elsewhere", "web-1.bb") is None

@@ -167,3 +167,26 @@ def test_watch_events_are_read_as_before():
         assert slim.slim(kinds.get("pod"), obj) == slim.slim(kinds.get("pod"), expected)
     with pytest.raises(msgspec.DecodeError):
         watch._watch_event(b'{"type": "ADDED", "object": {', decode)
+
+
+def test_a_watch_event_s_object_is_read_by_the_kind_s_decoder():
+    """Issue #41: the watch road reads an event's object with the kind's typed decoder, as the
+    LIST road reads a page's items, not the whole line with the generic one (which also decodes
+    managedFields, and made records larger than a LIST's)."""
+    pod = Pods(10).encode(4)
+    typed = kinds.get("pod").decode
+    seen = []
+
+    def decode(raw):
+        seen.append(bytes(raw))
+        return typed(raw)
+
+    for kind in ("ADDED", "MODIFIED", "DELETED"):
+        seen.clear()
+        line = '{"type": "%s", "object": %s}' % (kind, pod)
+        assert watch._watch_event(line.encode(), decode)[0] == kind
+        assert seen == [pod.encode()]
+    seen.clear()
+    for line in ('{"type": "MODIFIED", "object": null}', '{"type": "DELETED"}'):
+        assert watch._watch_event(line.encode(), decode) == (json.loads(line)["type"], {})
+    assert seen == []

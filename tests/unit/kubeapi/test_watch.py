@@ -143,7 +143,7 @@ def test_the_first_watch_catches_up_once_its_backlog_is_applied(monkeypatch):
         cluster.executor = Executor()
         consumer = Applying()
         reflector = watch.Reflector(cluster, Resource(), lambda obj: obj, consumer,
-                                    decode=json.loads)
+                                    decode=lambda raw: json.loads(bytes(raw)))
         task = asyncio.ensure_future(reflector.watch("0"))
         for _ in range(int(WAIT / 0.01)):
             if consumer.caught_at is not None:
