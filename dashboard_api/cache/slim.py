@@ -15,6 +15,8 @@ are slimmed like any other object.
 
 from sys import intern
 
+from msgspec.json import encode as _json
+
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
@@ -87,6 +89,9 @@ META_UNIQUE = UNIQUE | {"uid", "name", "resourceVersion", "selfLink"}
 MAX_STRING = 256
 _SCALARS = (int, float, bool, type(None))
 _pool = {}
+# id of an object of the pool -> [the object, its key, its JSON once asked]: a part the same as
+# the previous record's (``_known``) is taken whole, its key from here, without a walk
+_keys = {}
 
 
 _NONE = object()   # no previous value at this place
@@ -95,6 +100,31 @@ _NONE = object()   # no previous value at this place
 def _same_scalar(value, kind, prev):
     """Whether ``prev`` is ``value`` as JSON writes it (True is not 1, nor 1.0 1)."""
     return type(prev) is kind and (repr(prev) == repr(value) if kind is float else prev == value)
+
+
+def _known(value, before):
+    """The pool key of ``before`` when it is an object of the pool with the same JSON as
+    ``value``, else None. Then ``before`` is taken for ``value`` whole, as a walk of ``value``
+    would have found it part by part, at the cost of a comparison and an encoding in C (a pod's
+    status and containers, equal to its neighbour's or its previous record's: a walk was a
+    third of a listed pod's cost). Equal in Python is not enough (1 == 1.0 == True, and a
+    dict's order): the JSON is compared too, ``before``'s encoded once. An entry holds its
+    object, so its id is never another's."""
+    known = _keys.get(id(before))
+    if known is None or known[0] is not before or before != value:
+        return None
+    if known[2] is None:
+        known[2] = _json(before)
+    return known[1] if known[2] == _json(value) else None
+
+
+def _pooled_as(key, value, pool):
+    """(the pool's object under ``key``, made ``value`` when there is none; ``key``)."""
+    if key is None:
+        return value, None
+    shared = pool.setdefault(key, value)
+    _keys[id(shared)] = [shared, key, None]
+    return shared, key
 
 
 def _shared_list(values, pool, prev=_NONE):
@@ -120,14 +150,22 @@ def _shared_list(values, pool, prev=_NONE):
             if key is not None:
                 key.append(shared)
         elif kind is dict:
-            shared, sub = _shared_dict(value, pool, UNIQUE, before)
+            sub = _known(value, before)
+            if sub is not None:
+                shared = before
+            else:
+                shared, sub = _shared_dict(value, pool, UNIQUE, before)
             if shared is not value:
                 values[i] = shared
             same = same and shared is before
             if key is not None:
                 key = None if sub is None else key + [sub]
         elif kind is list:
-            shared, sub = _shared_list(value, pool, before)
+            sub = _known(value, before)
+            if sub is not None:
+                shared = before
+            else:
+                shared, sub = _shared_list(value, pool, before)
             if shared is not value:
                 values[i] = shared
             same = same and shared is before
@@ -142,11 +180,7 @@ def _shared_list(values, pool, prev=_NONE):
             key = None
     if key is not None:
         key = tuple(key)
-    if same:
-        return prev, key
-    if key is None:
-        return values, None
-    return pool.setdefault(key, values), key
+    return _pooled_as(key, prev if same else values, pool)
 
 
 def _shared_dict(mapping, pool, unique, prev=_NONE):
@@ -174,7 +208,10 @@ def _shared_dict(mapping, pool, unique, prev=_NONE):
             if key is not None:
                 key.append((name, shared))
         elif kind is dict:
-            if name == "labels" and unique is META_UNIQUE:
+            sub = _known(value, before)
+            if sub is not None:
+                shared = before
+            elif name == "labels" and unique is META_UNIQUE:
                 shared, sub = _shared_labels(value, pool, before)
             else:
                 shared, sub = _shared_dict(value, pool, UNIQUE, before)
@@ -184,7 +221,11 @@ def _shared_dict(mapping, pool, unique, prev=_NONE):
             if key is not None:
                 key = None if sub is None else key + [(name, sub, 0, 0)]
         elif kind is list:
-            shared, sub = _shared_list(value, pool, before)
+            sub = _known(value, before)
+            if sub is not None:
+                shared = before
+            else:
+                shared, sub = _shared_list(value, pool, before)
             if shared is not value:
                 mapping[name] = shared
             same = same and shared is before
@@ -199,11 +240,7 @@ def _shared_dict(mapping, pool, unique, prev=_NONE):
             key = None
     if key is not None:
         key = tuple(key)
-    if same:
-        return prev, key
-    if key is None:
-        return mapping, None
-    return pool.setdefault(key, mapping), key
+    return _pooled_as(key, prev if same else mapping, pool)
 
 
 # Label maps: the pool above starts again every few thousand records (most of what it holds is
@@ -240,20 +277,28 @@ def pooled(record, previous=None):
     share them only while it still holds what the previous record shares: it starts again
     when full, and under churn a changed record would then hold its own copies of what did
     not change (issue #30: 30,000 pods, each changed twice, held 27% more blocks than the same
-    pods listed afresh)."""
-    global _pool
+    pods listed afresh). A new object's ``previous`` is a record of another object of its
+    kind, its neighbour (Cached.to_row): sharing is by equal JSON, so any record will do, and
+    a neighbour's is the most alike."""
+    global _pool, _keys
     if len(_pool) > POOL_SIZE:
-        _pool = {}
+        _pool, _keys = {}, {}
     if type(previous) is not dict:
         previous = {}
     for name, value in record.items():
         before = previous.get(name, _NONE)
         if type(value) is dict:
+            if _known(value, before) is not None:
+                record[name] = before
+                continue
             shared, _key = _shared_dict(value, _pool, META_UNIQUE if name == "metadata" else UNIQUE,
                                         before)
             if shared is not value:
                 record[name] = shared
         elif type(value) is list:
+            if _known(value, before) is not None:
+                record[name] = before
+                continue
             shared, _key = _shared_list(value, _pool, before)
             if shared is not value:
                 record[name] = shared

@@ -71,19 +71,24 @@ class Cached:
         self.applied = applied if applied is not None else Applied()
         self.caught = False         # the reflector's ``caught_up``
         self._settled = False
+        self._last = None           # the record to_row made last (workers: any one will do)
 
     def to_row(self, obj):
         """The row of a decoded object, sharing what did not change with the row it replaces,
-        and a new object what equals its neighbour's (Store.neighbour). Made in the worker:
-        rows never change, and a dict read is atomic."""
+        and a new object what equals its neighbour's (Store.neighbour; in a first LIST, whose
+        store is empty, the record made just before it: an API server lists a replica set's
+        pods, or an object's events, together). Made in the worker: rows never change, a dict
+        read is atomic, and any record of the kind will do as the last one made."""
         record = slim.slim(self.kind, obj)
         meta = record.get("metadata") or {}
         namespace, name = meta.get("namespace") or "", meta.get("name") or ""
         old = self.store.rows.get((namespace, name))
-        if old is None:
-            near = self.store.neighbour(namespace, name)
-            return row_of(self.kind, slim.pooled(record, near.obj if near is not None else None))
-        return row_of(self.kind, slim.pooled(record, old.obj), old)
+        if old is not None:
+            return row_of(self.kind, slim.pooled(record, old.obj), old)
+        near = self.store.neighbour(namespace, name)
+        row = row_of(self.kind, slim.pooled(record, near.obj if near is not None else self._last))
+        self._last = row.obj
+        return row
 
     # The reflector's consumer interface.
     async def relist(self, rows, version, run):

@@ -782,7 +782,8 @@ def _heap_cell(rss, heap):
         heap.get("pymalloc_empty_pools_mib"))
 
 
-def soak(gw, standin, seconds, directory, budget, clients_count=8, every=30.0, flags=()):
+def soak(gw, standin, seconds, directory, budget, clients_count=8, every=30.0, flags=(),
+         tree=None):
     """Issue #41's soak: ``seconds`` at the run's churn with ``clients_count`` clients paging
     (each sort of SORTS in turn, one page a second each), a forced 410 (every kind re-lists)
     at half time; VmRSS every ``every`` seconds. Growth: over the whole run, and over its last
@@ -831,7 +832,7 @@ def soak(gw, standin, seconds, directory, budget, clients_count=8, every=30.0, f
                 relisted = True
             time.sleep(min(every, max(0.0, seconds - elapsed)))
         report(time.monotonic() - started)
-        fresh = fresh_beside(gw, standin, directory, budget, flags)
+        fresh = fresh_beside(gw, standin, directory, budget, flags, tree)
         log("soak: a fresh gateway beside it %s" % fresh)
     finally:
         done.set()
@@ -843,14 +844,14 @@ def soak(gw, standin, seconds, directory, budget, clients_count=8, every=30.0, f
             "last_half_growth_mib": samples[-1][1] - half, "fresh": fresh}
 
 
-def fresh_beside(gw, standin, directory, budget, flags=()):
+def fresh_beside(gw, standin, directory, budget, flags=(), tree=None):
     """Splits a soak's growth into the cluster's and the gateway's: a second gateway started
     against the stand-in as the soak left it, ready and asked a page of each sort the soak's
     clients ask (their indexes built, as in the soaked one), its RSS beside the soaked one's at
     the same moment. What the cluster itself grew (its objects larger or more) is in both;
     what the soaked gateway holds beyond the fresh one is its own (churned records, the
-    allocators, pools, indexes, caches). ``flags``: the soaked gateway's own."""
-    fresh = start_gateway(standin, directory, flags)
+    allocators, pools, indexes, caches). ``flags``, ``tree``: the soaked gateway's own."""
+    fresh = start_gateway(standin, directory, flags, root=tree)
     try:
         wait_ready(fresh, budget)
         http = pool()
@@ -928,7 +929,7 @@ def after_410(gw, standin, budget, watchers=8):
 def run_rate(standin, rate, args, directory, reference):
     log("churn %s/s: starting a gateway" % rate)
     standin.admin("churn", rate=rate)
-    gw = start_gateway(standin, directory, args.gateway_flag)
+    gw = start_gateway(standin, directory, args.gateway_flag, root=args.gateway_tree)
     sampler = Sampler(gw.proc.pid)
     out = {"rate": rate}
     try:
@@ -1007,7 +1008,7 @@ def run_rate(standin, rate, args, directory, reference):
         if args.soak_seconds:
             out["soak"] = soak(gw, standin, args.soak_seconds, directory, args.budget,
                                every=min(30.0, max(1.0, args.soak_seconds / 20)),
-                               flags=args.gateway_flag)
+                               flags=args.gateway_flag, tree=args.gateway_tree)
             log("soak: %s" % {k: v for k, v in out["soak"].items() if k not in ("rss_mib", "heaps")})
             phase("soak")
         log("RSS / high-water mark after each phase (MiB): %s" % phases)
@@ -1214,6 +1215,9 @@ def main(argv=None):
     parser.add_argument("--gateway-flag", action="append", default=[],
                         help="a flag added to the gateway's (repeatable), e.g. "
                              "--gateway-flag=--access-cache-max-age=0")
+    parser.add_argument("--gateway-tree", metavar="CHECKOUT",
+                        help="run the gateway from another checkout of the project (with this "
+                             "one's interpreter and packages): two builds on one stand-in")
     parser.add_argument("--search", action="store_true",
                         help="also measure GET /api/v1/search (issue #38): each query back to "
                              "back, per kind, and beside the 64 clients")
@@ -1234,7 +1238,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     result = {"pods": args.pods, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "composition": args.composition, "search": args.search,
-              "gateway_flags": args.gateway_flag}
+              "gateway_flags": args.gateway_flag, "gateway_tree": args.gateway_tree}
     standin = StandIn(args.pods, max_seconds=3 * 3600, composed=args.composition,
                       light=args.light)
     try:

@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from dashboard_api.cache import slim
 from dashboard_api.cache.rows import row_of
 from dashboard_api.cache.store import Store
+from dashboard_api.cache.watchcache import Cached
 from dashboard_api.kinds import table as kinds
 from dashboard_api.kubeapi import watch
 
@@ -211,3 +212,38 @@ def test_the_objects_gone_from_a_relist_are_found_in_order_as_by_a_set(live_keys
     assert pairs(walked) == pairs(changes_of(live, rows))
     gone = {key for key in live_keys if key not in set(listed_keys)}
     assert {(old.namespace, old.name) for old, new in walked if new is None} == gone
+
+
+def test_a_part_equal_in_python_but_not_in_json_is_never_taken_from_the_previous_record():
+    """A part of the previous record equal to the new one's is taken whole, without a walk,
+    only when its JSON is the same: True, 1 and 1.0 are equal in Python."""
+    cases = [({"a": [1], "b": "x"}, {"a": [True], "b": "x"}),
+             ({"a": [1], "b": "x"}, {"a": [1.0], "b": "x"}),
+             ({"a": {"n": 0.0}}, {"a": {"n": -0.0}})]
+    for first, second in cases:
+        previous = slim.pooled({"spec": copy.deepcopy(first), "data": [copy.deepcopy(first)]})
+        record = {"spec": copy.deepcopy(second), "data": [copy.deepcopy(second)]}
+        plain = json.dumps(record)
+        assert json.dumps(slim.pooled(record, previous)) == plain
+        same = slim.pooled({"spec": copy.deepcopy(first), "data": [copy.deepcopy(first)]},
+                           previous)
+        assert same["spec"] is previous["spec"] and same["data"] is previous["data"]
+
+
+def test_a_listed_record_shares_the_parts_of_the_one_made_before_it_through_the_pools_restarts(
+        monkeypatch):
+    """A LIST brings a replica set's pods together: each record takes the parts whose JSON is
+    that of the record made before it (Cached.to_row) whole, with the pool's key of each, so
+    sharing goes on through the pool's restarts (here every 40 entries) where, part by part, a
+    restart left the next pods with copies of their own."""
+    monkeypatch.setattr(slim, "POOL_SIZE", 40)
+    kind = kinds.get("pod")
+    cached = Cached(kind, None)
+    items = [msgspec.json.encode(_pod(i, image="nginx:1.%d" % (i // 50))) for i in range(200)]
+    rows = watch._page_rows(items, cached.to_row, decode=kind.decode)
+    assert [json.dumps(r.obj) for r in rows] == \
+        [json.dumps(slim.slim(kind, kind.decode(b))) for b in items]
+    assert len({id(r.obj["status"]) for r in rows}) == 1
+    assert len({id(r.obj["spec"]["containers"]) for r in rows}) == 4   # one per image
+    resources = {id(c["resources"]) for r in rows for c in r.obj["spec"]["containers"]}
+    assert len(resources) == 1
