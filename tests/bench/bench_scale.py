@@ -242,11 +242,11 @@ def bytes_per_object(kind_name, objects):
     if not objects:
         return None
     encoded = json.dumps(objects)
-    slim._pool, slim._texts = {}, {}
+    slim._pool, slim._keys, slim._texts = {}, {}, {}
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     rows = [row_of(kind, slim.pooled(slim.slim(kind, obj))) for obj in json.loads(encoded)]
-    slim._pool, slim._texts = {}, {}
+    slim._pool, slim._keys, slim._texts = {}, {}, {}
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     del rows
