@@ -1,11 +1,13 @@
 """Smoke runs that mostly wait start with the package's first test and run beside the others.
 
 ``bench_live``'s smoke run is timed phases of ten browsers at one request a second: a sixth of
-a core over its 20-odd seconds. A test module that says so (``EARLY_RUN``, and only if one of
-its tests was collected) has its run started when the package's first test starts; the run
-goes on beside the busy ones (``bench_lists`` seeding its own cluster) and its test only reads
-what it wrote: the suite is that much shorter, and each run is checked as if it ran alone."""
+a core over its 20-odd seconds; ``bench_lists``' starts and seeds a cluster of its own, where
+the package's other runs leave a core mostly idle. A test module that says so (``EARLY_RUN``,
+and only if one of its tests was collected) has its run started when the package's first test
+starts; the run goes on beside the others and its test only reads what it wrote: the suite is
+that much shorter, and each run is checked as if it ran alone."""
 
+import os
 import subprocess
 import sys
 
@@ -41,13 +43,27 @@ class Run:
             self.proc.wait()
 
 
+def _early(item):
+    return hasattr(getattr(item, "module", None), "EARLY_RUN")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The tests of runs started early go last in this package, each run then having had the
+    package's other tests' time to finish beside them (its test waits only for what is left)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    at = [i for i, item in enumerate(items) if str(item.path).startswith(here + os.sep)]
+    if at:
+        block = items[at[0]:at[-1] + 1]
+        items[at[0]:at[-1] + 1] = [item for item in block if not _early(item)] + \
+            [item for item in block if _early(item)]
+
+
 @pytest.fixture(scope="package", autouse=True)
 def early_runs(request, tmp_path_factory):
     """{module name: Run}: each collected test module of this package that has an
     ``EARLY_RUN = (argv, timeout)`` gets its run started here, before the package's first test;
     its test waits for it (``finish``)."""
-    modules = {item.path.name: item.module for item in request.session.items
-               if hasattr(getattr(item, "module", None), "EARLY_RUN")}
+    modules = {item.path.name: item.module for item in request.session.items if _early(item)}
     runs = {}
     try:
         for name, module in sorted(modules.items()):
