@@ -4,7 +4,7 @@ status counters), and the freeing of a replaced state without holding the event 
 
 from dashboard_api.cache import tally
 from dashboard_api.cache.rows import bucket_key
-from dashboard_api.cache.sorted import SortedIndex
+from dashboard_api.cache.sorted import SortedIndex, mirror_of
 from dashboard_api.query.rows import slashed
 
 # A re-list whose changes are at most this many, or a quarter of the store, applies them as
@@ -43,7 +43,13 @@ def plan(kind, live, rows, builders, specs, counting, pause=None, names=None):
         del changes
     fresh = {(row.namespace, row.name): row for row in rows}
     names, buckets = state_of(fresh, builders)
-    sorted_indexes = [SortedIndex(spec, fresh.values(), kind.properties, pause) for spec in specs]
+    built = {}   # spec -> its index; one whose mirror is built already reads it backwards
+    for spec in specs:
+        mirror = built.get(mirror_of(spec))
+        built[spec] = SortedIndex(spec, fresh.values(), kind.properties, pause) if mirror is None \
+            else SortedIndex(spec, mirror.all, kind.properties, pause, mirrored=True)
+    sorted_indexes = [built[spec] for spec in specs]
+    del built
     counters = tally.tally_of(kind, fresh.values()) if counting else None
     return None, (fresh, names, buckets, sorted_indexes, counters)
 

@@ -8,7 +8,7 @@ import asyncio
 from hypothesis import given, settings, strategies as st
 
 from dashboard_api.cache import orders
-from dashboard_api.cache.sorted import FilteredIndex, filtered_index
+from dashboard_api.cache.sorted import FilteredIndex, SortedIndex, filtered_index
 from dashboard_api.cache.view import sort_spec
 from dashboard_api.query import rows as query_rows
 from dashboard_api.query.listquery import Query
@@ -95,6 +95,39 @@ def test_a_build_in_the_executor_takes_in_the_events_of_meanwhile(monkeypatch):
     assert [call.func for call in calls] == [filtered_index]
     assert [r.name for r in index.all] == ["web-0", "web-2", "web-new"]
     assert _filtered(store, kind, query, run) is index and len(calls) == 1   # kept
+
+
+def test_a_sort_whose_mirror_is_kept_is_built_off_it_with_the_events_of_meanwhile(monkeypatch):
+    """A one-property sort whose other direction is kept is that index read backwards
+    (sorted.mirror_order), its rows copied when the build starts; the events that arrive
+    while the executor builds are applied to it afterwards, as to a sorted build."""
+    monkeypatch.setattr(orders, "OFF_LOOP_BUILD", 1)
+    phases = ["Running", "Pending", "Running", "Failed"]
+    pods = [_pod("ab"[i % 2], "p%02d" % i, None, phases[i % 4], [], False) for i in range(24)]
+    kind, store = _store(pods)
+    meanwhile = [("ADDED", _pod("a", "p99", None, "Pending", [], False)),
+                 ("DELETED", _pod("b", "p01", None, "Pending", [], False)),
+                 ("MODIFIED", _pod("a", "p04", None, "Failed", [], False))]
+    calls, copied = [], []
+
+    async def run(fn, *args):
+        calls.append(fn)
+        if len(calls) == 2:   # the source's rows, in its order, copied when the build began
+            copied.append(args[0] == list(store.orders.sorted[(("status", True),)].all))
+            _apply(kind, store, meanwhile)   # watch events arrive while the executor builds
+        return fn(*args)
+
+    source = asyncio.run(store.orders.ensure((("status", True),), run))
+    index = asyncio.run(store.orders.ensure((("status", False),), run))
+    first, second = calls
+    assert "mirrored" not in first.keywords and second.keywords["mirrored"] is True
+    assert copied == [True]
+    fresh = SortedIndex((("status", False),), store.rows.values(), kind.properties)
+    assert [r.name for r in index.all] == [r.name for r in fresh.all]
+    assert {ns: list(sub) for ns, sub in index.by_namespace.items()} == \
+        {ns: list(sub) for ns, sub in fresh.by_namespace.items()}
+    assert list(source.all) == list(
+        SortedIndex((("status", True),), store.rows.values(), kind.properties).all)
 
 
 def test_broad_filters_are_declined_and_tried_again_once_enough_has_changed():

@@ -105,3 +105,57 @@ def test_a_rowlist_replaces_a_row_that_sorts_alike_in_its_place(initial, ops, lo
             raise AssertionError("replaced a row that was not there")
     finally:
         rowlist.LOAD = saved
+
+
+class Keyed:
+    """A store's row as an index reads it: its keys (name text, name; value text, value) and
+    its place in list order."""
+
+    def __init__(self, namespace, name, value):
+        self.namespace, self.name = namespace, name
+        self.keys = (name, name, str(value), value)
+        self.place = (namespace + "/", name)
+
+    def __repr__(self):
+        return "Keyed(%r, %r, %r)" % (self.namespace, self.name, self.keys[3])
+
+
+_PROPS = {"name": None, "value": None}   # key_function reads the properties' order only
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "kube-system"]), st.text("xyz", max_size=3),
+                          st.one_of(st.integers(-3, 3), st.sampled_from(["", "R", "Run", "é"]))),
+                unique_by=lambda t: t[:2], max_size=120),
+       st.booleans(), st.integers(1, 5))
+def test_an_index_read_backwards_off_its_mirror_is_the_index_sorted(rows, ascending, slice_size):
+    """The other direction of a one-property sort, made from its mirror's order (reversed,
+    runs of equal values turned back: ties stay in list order both ways), is the index a sort
+    gives, namespaces' sub-indexes included. Values of one type per property, as keys_of
+    makes them (a time's seconds, else text)."""
+    if len({type(value) for _, _, value in rows}) > 1:
+        rows = [(ns, name, str(value)) for ns, name, value in rows]
+    rows = [Keyed(*row) for row in rows]
+    spec = (("value", ascending),)
+    sorted_module.SORT_SLICE, saved = slice_size, sorted_module.SORT_SLICE
+    steps = []
+    try:
+        source = sorted_module.SortedIndex(sorted_module.mirror_of(spec), rows, _PROPS)
+        made = sorted_module.SortedIndex(spec, source.all, _PROPS, pause=lambda: steps.append(1),
+                                         mirrored=True)
+    finally:
+        sorted_module.SORT_SLICE = saved
+    expected = sorted_module.SortedIndex(spec, rows, _PROPS)
+    assert list(made.all) == list(expected.all)
+    assert {ns: list(sub) for ns, sub in made.by_namespace.items()} == \
+        {ns: list(sub) for ns, sub in expected.by_namespace.items()}
+    assert made.all._maxes == expected.all._maxes
+    if len(rows) > 3 * slice_size:   # a long build steps aside now and then
+        assert steps
+
+
+def test_a_mirror_turns_back_runs_of_ties_at_both_ends():
+    rows = [Keyed("a", n, v) for n, v in (("p", 1), ("q", 1), ("r", 2), ("s", 3), ("t", 3))]
+    backwards = sorted_module.mirror_order(rows, 3)
+    assert [r.name for r in backwards] == ["s", "t", "r", "p", "q"]
+    assert sorted_module.mirror_order([], 3) == []

@@ -20,7 +20,9 @@ KIND = kinds.get("pod")
 _NAMESPACES = ["a", "a-b", "b", "c"]
 _NAMES = ["p%d" % i for i in range(6)]
 _PHASES = ["Running", "Pending", "Failed"]
-_SPECS = [(), (("name", False),), (("status", True), ("creationTimestamp", False))]
+# a one-property sort after its mirror: a re-list builds it off the mirror's new index
+_SPECS = [(), (("name", False),), (("status", True), ("creationTimestamp", False)),
+          (("status", False),), (("name", True),), (("status", True),)]
 
 
 def _pod(ns, name, version="1", phase="Running", owner=None, node=None):
