@@ -35,6 +35,9 @@ def test_bench_scale_runs_at_300_pods(tmp_path):
     assert after["pod_lists_completed"] >= 1            # the gateway re-listed
     assert result["standin"]["watches_with_bookmarks"] >= 1
     assert "| start to /readyz |" in result["table"]
+    # the CPU beside the wall clock: the gateway's to ready, against the reference's
+    assert rate["ready_cpu_s"]["gateway"] > 0 and result["reference_cpu_s"] > 0
+    assert rate["ready_cpu_ratio"] > 0 and "| CPU to /readyz:" in result["table"]
     soaked = rate["soak"]    # the soak's phase ran: samples, its re-list, no error
     assert len(soaked["rss_mib"]) >= 2 and soaked["errors"] == {}
     # a fresh gateway against the cluster as the soak left it, beside the soaked one
@@ -80,6 +83,7 @@ def test_bench_scale_composition_at_300_pods(tmp_path):
     assert all(k["cache_bytes_per_object"] > 0 for k in kinds.values())
     [rate] = result["rates"]
     assert set(kinds) <= set(rate["kinds_ready_s"])      # each kind seen synced
+    assert all(k["reference_cpu_s"] >= 0 for k in kinds.values()) and rate["ready_cpu_ratio"] > 0
     for kind in ("event", "replicaset", "node"):
         assert rate["page_" + kind]["errors"] == {} and rate["page_" + kind]["n"] == 5
     assert rate["page_pod_events"]["errors"] == {} and rate["page_pod_events"]["events"] >= 1
