@@ -10,7 +10,7 @@ pointing at the stand-in; metrics off) and measures, for the gateway process alo
 
 - start to ``/readyz`` 200, as a ratio to the reference; and the gateway's CPU from start to
   ready against the reference's (the stand-in's serving and this process's decoding), a ratio
-  a machine whose neighbours take its cores moves less than the wall clock's;
+  that counts no time spent waiting for a core;
 - from the first second after ready (issue #41: ready means ready), the pages the web UI opens
   first and the sorts it offers (FIRST_PAGES: newest first, all namespaces and one, then each
   column's sort), each asked twice, with a probe asking a small cached list every 20 ms: the
@@ -945,7 +945,7 @@ def run_rate(standin, rate, args, directory, reference, reference_cpu_s=None):
         wait_ready(gw, args.budget, kinds_ready)
         ready = time.perf_counter() - t0
         # The gateway is what start-up waits for (its one interpreter lock busy throughout):
-        # its CPU to ready against the reference's is the ready ratio a busy machine moves less
+        # its CPU to ready against the reference's, a ready ratio that counts no waiting
         cpu = [cpu_seconds(pid) - before for pid, before in zip(
             (gw.proc.pid, standin.proc.pid), cpu0)]
         out["ready_cpu_s"] = {"gateway": round(cpu[0], 1), "standin": round(cpu[1], 1)}
@@ -1112,8 +1112,9 @@ def reference_kinds(standin, result):
 def reference_cpu(standin):
     """CPU seconds so far of what the reference runs on: the stand-in serving its LIST and this
     process decoding it (nothing else runs here meanwhile). Beside the reference's seconds, its
-    CPU: a machine whose neighbours take its cores moves wall-clock ratios between runs by 20%
-    (issue #41), and CPU time only by what they do to its caches."""
+    CPU: a machine whose neighbours take its cores moved wall-clock ratios between runs by 20%
+    (issue #41); CPU time moves too, with what they do to its caches, but the gateway's and
+    the reference's are then counted alike."""
     return time.process_time() + cpu_seconds(standin.proc.pid)
 
 
