@@ -8,7 +8,7 @@ one gets a fresh one-time CSRF token for its action.
 
 Reads reach past the 404s: for half of the generated reads (chosen by a hash of the generated
 values, so a seed replays) every path parameter is replaced by the name of an object that
-exists ($FUZZ_REAL_NAMES, JSON: route resource -> {parameter: value}, made by test_fuzz.py from
+exists ($FUZZ_REAL_NAMES, JSON: route resource -> {parameter: value}, made by fuzzrun.py from
 the seeded cluster). Some writes carry a body nested deeper than the gateway's limit or larger
 than the largest body it takes (tests/hardening/test_fuzz_bodies.py sends both to every
 operation that takes a body). Every answer's status is appended to $FUZZ_STATUS_FILE, from
@@ -29,7 +29,7 @@ GATEWAY = os.environ.get("FUZZ_GATEWAY", "")
 READ_TOKEN = os.environ.get("FUZZ_READ_TOKEN", "")
 WRITE_TOKEN = os.environ.get("FUZZ_WRITE_TOKEN", "")
 SCRATCH = os.environ.get("FUZZ_SCRATCH", "")
-# Objects of that name exist in the scratch namespace (test_fuzz.py makes them): half of the
+# Objects of that name exist in the scratch namespace (fuzzrun.py makes them): half of the
 # generated writes are pointed at them, so that they reach past the 404.
 TARGET = "fuzz-target"
 API_PREFIX = "/api/v1/"
