@@ -13,6 +13,7 @@ Each namespace also has its own sub-index, for pages of namespace-scoped lists. 
 loop changes an index; readers run on the event loop too.
 """
 
+import collections
 import heapq
 import itertools
 import operator
@@ -138,6 +139,57 @@ def _ties(rows, at, pause):
         values = list(map(value, map(keys, rows[start:start + SORT_SLICE + 1])))
         yield from itertools.compress(itertools.count(start), map(
             operator.eq, values, itertools.islice(values, 1, None)))
+
+
+# A sort value taking at most this many distinct values among a sample of SORT_SLICE rows is
+# taken for a category (a status, an event's reason or type): ``first_of_few`` picks the
+# first rows of its sort by counting values rather than by a heap of every row's key.
+FEW_VALUES = 64
+
+
+def first_of_few(rows, spec, props, count):
+    """The first ``count`` of ``rows`` in the order of ``spec`` (as ``heapq.nsmallest(count,
+    rows, key=key_function(spec, props))``) when ``spec`` sorts by one property whose values
+    are few and of one type; else None (the caller takes the heap). Issue #41: a category's
+    first sort is a partial selection of the whole store, and the heap made every row's key in
+    Python. Here the values are read by C calls over SORT_SLICE rows at a time and counted by
+    one, which gives the bound value (the last the first ``count`` rows reach); the rows
+    before it and those at it are found by ``list.index``'s C scans, and only those at it go
+    through a heap, by their place, which a C call reads."""
+    single = single_value(spec, props)
+    if single is None or not 0 < count < len(rows):
+        return None
+    at, descending = single
+    value, keys = operator.itemgetter(at), operator.attrgetter("keys")
+    if len(set(map(value, map(keys, rows[:SORT_SLICE])))) > FEW_VALUES:
+        return None
+    values = []
+    for start in range(0, len(rows), SORT_SLICE):
+        values += map(value, map(keys, rows[start:start + SORT_SLICE]))
+    counts = collections.Counter(values)
+    kind = type(next(iter(counts)))
+    if len(counts) > 4 * FEW_VALUES or kind not in (str, int) or \
+            any(type(v) is not kind for v in counts):
+        return None   # many after all, or of mixed types: not a category
+    before = []
+    for bound in sorted(counts, reverse=descending):
+        if len(before) + counts[bound] >= count:
+            break
+        before += map(rows.__getitem__, _positions(values, bound))
+    first = sorted(before, key=key_function(spec, props))
+    tied = map(rows.__getitem__, _positions(values, bound))
+    return first + heapq.nsmallest(count - len(first), tied, key=operator.attrgetter("place"))
+
+
+def _positions(values, value):
+    """Each i where ``values[i] == value``: one C scan of ``list.index`` per occurrence."""
+    found, at, index = [], -1, values.index
+    try:
+        while True:
+            at = index(value, at + 1)
+            found.append(at)
+    except ValueError:
+        return found
 
 
 class SortedIndex:

@@ -12,7 +12,8 @@ The store decides how a page is read, not its caller:
   wait for a whole sort (issue #41): until its index is built (in the background, started
   after the first such page), a page is a partial selection in the executor, the page's rows
   picked by a bounded heap (``partial_page``: O(n log page) of the scope, 100-200 ms at
-  200,000 events, the GIL given back every switch interval), before which the background
+  200,000 events, the GIL given back every switch interval; a category's, such as an event's
+  reason, by counting its values, about half that), before which the background
   builds step aside (cache/foreground.py), as for every request's work in the executor; the
   page and DEPTH rows more are kept per event until the index is there (cache/interim.py), so
   the same sort asked again meanwhile (the next page, a refresh) is no selection again;
@@ -40,7 +41,7 @@ from dashboard_api.cache import interim as interim_module
 from dashboard_api.cache.interim import Interim
 from dashboard_api.cache.memo import Memo
 from dashboard_api.cache.orders import BROAD
-from dashboard_api.cache.sorted import key_function, sliced_sort
+from dashboard_api.cache.sorted import first_of_few, key_function, sliced_sort
 from dashboard_api.cache.store import Store
 from dashboard_api.query.listquery import Query
 from dashboard_api.query.page import OFF_LOOP_ROWS, Page, Run, select
@@ -187,11 +188,11 @@ class StoreView:
         rows = store.scope(names) if names else list(store.rows.values())
         if keep is None:
             page, total = await orders.foreground.run(
-                run, partial_page, rows, key, filters, props, query)
+                run, partial_page, rows, spec, filters, props, query)
             return Page(page, total, self._list_status(status, rel))
         try:
             first, total = await orders.foreground.run(
-                run, first_rows, rows, key, filters, props,
+                run, first_rows, rows, spec, filters, props,
                 start + query.items_per_page + interim_module.DEPTH)
         except BaseException:
             orders.forget_interim(keep, interim)
@@ -238,30 +239,35 @@ def sort_spec(query: Query, props: Mapping[str, Any]) -> tuple[tuple[str, bool],
     return tuple(spec)
 
 
-def partial_page(rows: list[Row], key: Any, filters: tuple, props: Mapping[str, Any],
+def partial_page(rows: list[Row], spec: tuple, filters: tuple, props: Mapping[str, Any],
                  query: Query) -> tuple[list[Row], int]:
-    """(the page's rows in ``key`` order, the total) of ``rows`` that pass ``filters``,
-    without sorting them all: a heap of the first page-end rows (``first_rows``; keys end with
-    namespace and name, so they are unique and the order is the index's). Runs in the executor;
-    every step is Python code or a C call over one slice, so the GIL goes back every switch
-    interval."""
+    """(the page's rows in ``spec``'s index order, the total) of ``rows`` that pass
+    ``filters``, without sorting them all: the first page-end rows (``first_rows``; keys end
+    with namespace and name, so they are unique and the order is the index's). Runs in the
+    executor; every step is Python code or a C call over one slice, so the GIL goes back every
+    switch interval."""
     if query.page == 0:
         if filters:
             rows = filter_rows(rows, filters, props)
-        return sliced_sort(list(rows), key), len(rows)
+        return sliced_sort(list(rows), key_function(spec, props)), len(rows)
     start = query.items_per_page * (query.page - 1)
-    first, total = first_rows(rows, key, filters, props,
+    first, total = first_rows(rows, spec, filters, props,
                               start + query.items_per_page if query.items_per_page else 0)
     return first[start:], total
 
 
-def first_rows(rows: list[Row], key: Any, filters: tuple, props: Mapping[str, Any],
+def first_rows(rows: list[Row], spec: tuple, filters: tuple, props: Mapping[str, Any],
                count: int) -> tuple[list[Row], int]:
-    """(the first ``count`` rows in ``key`` order of ``rows`` that pass ``filters``, how many
-    pass): a bounded heap, no sort of them all (an Interim keeps them, cache/interim.py)."""
+    """(the first ``count`` rows in ``spec``'s index order of ``rows`` that pass ``filters``,
+    how many pass): a category's by counting its values (cache/sorted.py ``first_of_few``),
+    any other by a bounded heap, no sort of them all (an Interim keeps them,
+    cache/interim.py)."""
     if filters:
         rows = filter_rows(rows, filters, props)
-    return heapq.nsmallest(count, rows, key=key), len(rows)
+    first = first_of_few(rows, spec, props, count)
+    if first is None:
+        first = heapq.nsmallest(count, rows, key=key_function(spec, props))
+    return first, len(rows)
 
 
 def _passes(names, filters, props):

@@ -2,6 +2,8 @@
 (cache/sorted.py), and a RowList (cache/rowlist.py) keeps rows in key order, without their keys,
 through any insertions and removals, its positions and pages those of a plain sorted list."""
 
+import heapq
+
 from hypothesis import given, settings, strategies as st
 
 from dashboard_api.cache import rowlist, sorted as sorted_module
@@ -159,3 +161,38 @@ def test_a_mirror_turns_back_runs_of_ties_at_both_ends():
     backwards = sorted_module.mirror_order(rows, 3)
     assert [r.name for r in backwards] == ["s", "t", "r", "p", "q"]
     assert sorted_module.mirror_order([], 3) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "kube-system"]), st.text("xyz", max_size=3),
+                          st.one_of(st.integers(-3, 3), st.sampled_from(["", "R", "Run", "é"]))),
+                unique_by=lambda t: t[:2], max_size=120),
+       st.booleans(), st.integers(0, 60), st.integers(1, 7), st.booleans())
+def test_the_first_rows_of_a_category_are_those_of_the_heap(rows, ascending, count, slice_size,
+                                                            mixed):
+    """``first_of_few`` (values counted, the rows before the bound and the first at it picked)
+    gives the heap's first rows of the index key, ties by place, both ways; for values of
+    mixed types, or too many of them, it declines."""
+    if not mixed and len({type(value) for _, _, value in rows}) > 1:
+        rows = [(ns, name, str(value)) for ns, name, value in rows]
+    rows = [Keyed(*row) for row in rows]
+    spec = (("value", ascending),)
+    sorted_module.SORT_SLICE, saved = slice_size, sorted_module.SORT_SLICE
+    try:
+        got = sorted_module.first_of_few(rows, spec, _PROPS, count)
+    finally:
+        sorted_module.SORT_SLICE = saved
+    if len({type(row.keys[3]) for row in rows}) > 1 or not 0 < count < len(rows):
+        assert got is None
+    else:
+        key = sorted_module.key_function(spec, _PROPS)
+        assert got == heapq.nsmallest(count, rows, key=key)
+
+
+def test_many_values_are_left_to_the_heap():
+    rows = [Keyed("a", "n%04d" % i, i) for i in range(sorted_module.FEW_VALUES * 2)]
+    assert sorted_module.first_of_few(rows, (("value", True),), _PROPS, 10) is None
+    few = [Keyed("a", "n%04d" % i, i % 3) for i in range(300)]
+    assert [r.name for r in sorted_module.first_of_few(few, (("value", False),), _PROPS, 3)] \
+        == ["n0002", "n0005", "n0008"]
+    assert sorted_module.first_of_few(few, (("value", True), ("name", True)), _PROPS, 3) is None

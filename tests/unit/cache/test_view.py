@@ -326,6 +326,6 @@ def test_a_partial_page_is_the_page_of_the_whole_sort(values, ascending, per_pag
     rows = [_Row(value, ("ns/", "%03d" % (i * 7 % 41))) for i, value in enumerate(values)]
     key = key_function(spec, props)
     query = Query((), spec, per_page, page)
-    got, total = partial_page(rows, key, (), props, query)
+    got, total = partial_page(rows, spec, (), props, query)
     start = per_page * (page - 1)
     assert got == sorted(rows, key=key)[start:start + per_page] and total == len(rows)
