@@ -196,3 +196,10 @@ def test_many_values_are_left_to_the_heap():
     assert [r.name for r in sorted_module.first_of_few(few, (("value", False),), _PROPS, 3)] \
         == ["n0002", "n0005", "n0008"]
     assert sorted_module.first_of_few(few, (("value", True), ("name", True)), _PROPS, 3) is None
+    # few in the sample, many in all: declined once they are counted
+    sorted_module.SORT_SLICE, saved = 8, sorted_module.SORT_SLICE
+    try:
+        many = [Keyed("a", "n%04d" % i, i // 2) for i in range(sorted_module.FEW_VALUES * 10)]
+        assert sorted_module.first_of_few(many, (("value", True),), _PROPS, 10) is None
+    finally:
+        sorted_module.SORT_SLICE = saved
