@@ -20,15 +20,33 @@ def _die_with_parent():
         _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+# Every port free_ports has handed out in this process. A port is named long before it is
+# listened on at times (the OpenID provider is told the gateways' addresses before they start),
+# and the kernel gives a port just closed to the next bind to port 0 as readily as any other.
+_HANDED_OUT = set()
+# Ports asked of the kernel per port handed out, at most (a bound; a few in practice).
+_TRIES = 50
+
+
 def free_ports(count):
-    """`count` distinct free TCP ports on 127.0.0.1: free now, a later clash is the caller's."""
+    """`count` distinct TCP ports on 127.0.0.1, free now and never handed out before by this
+    process; a later clash with a port another process takes is the caller's."""
     socks = []
+    ports = []
     try:
-        for _ in range(count):
+        for _ in range(count * _TRIES):
+            if len(ports) == count:
+                break
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            socks.append(s)   # held until all are picked: the kernel gives each once
             s.bind(("127.0.0.1", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
+            port = s.getsockname()[1]
+            if port not in _HANDED_OUT:
+                ports.append(port)
+        if len(ports) < count:
+            raise OSError("no TCP port on 127.0.0.1 left that was not handed out before")
+        _HANDED_OUT.update(ports)
+        return ports
     finally:
         for s in socks:
             s.close()

@@ -79,15 +79,21 @@ class Gateway:
         gw = cls(proc, "%s://127.0.0.1:%d" % (scheme, port), log.name)
         gw.port = port
         gw.audit_dir = audit_dir
+        # Its own listener: another process may hold the port (a clash the gateway exits on),
+        # and a connection alone would take that one for it. The gateway logs the line once it
+        # listens.
+        serving = "serving %s on 127.0.0.1:%d" % (scheme.upper(), port)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise RuntimeError("gateway exited with %s:\n%s" % (proc.returncode, gw.log()))
             try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    return gw
+                if serving in gw.log(whole=True):
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                        return gw
             except OSError:
-                time.sleep(0.1)
+                pass
+            time.sleep(0.1)
         gw.stop()
         raise RuntimeError("gateway did not listen within %ss:\n%s" % (timeout, gw.log()))
 
