@@ -149,8 +149,9 @@ class StoreView:
         """(a large store's index for the query now, None) (the FilteredIndex of ``filters``,
         the SortedIndex of ``spec``, BROAD when ``filters`` are broad and the sorted index is
         there to walk), else (None, what starts the missing one's build in the background).
-        The build starts once the partial selection has answered, not beside it: both would
-        hold the interpreter's lock in turn, and the first answer would wait for both."""
+        The build starts once the partial selection has answered and its page is written
+        (``build_soon``'s SOON_DELAY), not beside them: both would hold the interpreter's lock
+        in turn, and the first answer would wait for both."""
         orders = self.store.orders
         if filters:
             found = orders.filtered_ready(spec, filters)

@@ -4,12 +4,14 @@ page the full selection gives; a broad filter is declined (the caller walks the 
 builds off the event loop take in the events of meanwhile; what is kept is bounded."""
 
 import asyncio
+import time
 
 from hypothesis import given, settings, strategies as st
 
 from dashboard_api.cache import orders
+from dashboard_api.cache.memo import Memo
 from dashboard_api.cache.sorted import FilteredIndex, SortedIndex, filtered_index
-from dashboard_api.cache.view import sort_spec
+from dashboard_api.cache.view import StoreView, sort_spec
 from dashboard_api.query import rows as query_rows
 from dashboard_api.query.listquery import Query
 from dashboard_api.query.page import select
@@ -95,6 +97,42 @@ def test_a_build_in_the_executor_takes_in_the_events_of_meanwhile(monkeypatch):
     assert [call.func for call in calls] == [filtered_index]
     assert [r.name for r in index.all] == ["web-0", "web-2", "web-new"]
     assert _filtered(store, kind, query, run) is index and len(calls) == 1   # kept
+
+
+def test_a_build_a_page_asked_for_starts_once_that_page_is_written(monkeypatch):
+    """A sort of a large store asked for the first time is a partial selection, and its index
+    is built SOON_DELAY later, not while the loop writes that page (issue #41); a page of the
+    sort asked meanwhile is read off the rows the first one kept and starts no second build."""
+    monkeypatch.setattr(orders, "OFF_LOOP_BUILD", 1)
+    monkeypatch.setattr(orders, "SOON_DELAY", 0.2)
+    pods = [_pod("ab"[i % 2], "p%02d" % i, None, "Running", [], False) for i in range(24)]
+    kind, store = _store(pods)
+    query = Query((), (("name", False),), 5, 1)
+    calls = []
+
+    async def run(fn, *args):
+        calls.append((time.monotonic(), getattr(fn, "func", fn)))
+        return fn(*args)
+
+    async def pages():
+        view = StoreView(store, kind, (), Memo())
+        answered = []
+        for _ in range(2):
+            page = await view.page(query, True, _rel([]), run)
+            answered.append((time.monotonic(), _names(page.rows)))
+            for _ in range(20):   # the loop goes on: the page is written meanwhile
+                await asyncio.sleep(0)
+        await asyncio.sleep(0.5)
+        return answered, await view.page(query, True, _rel([]), run)
+
+    answered, last = asyncio.run(pages())
+    expected = ["p%02d" % i for i in range(23, 18, -1)]
+    assert [[name for _, name in rows] for _, rows in answered] == [expected, expected]
+    assert [name for _, name in _names(last.rows)] == expected
+    built = [at for at, fn in calls if fn is SortedIndex]
+    assert [fn.__name__ for _, fn in calls if fn is not SortedIndex] == ["first_rows"]
+    assert len(built) == 1 and built[0] >= answered[0][0] + 0.2
+    assert (("name", False),) in store.orders.sorted
 
 
 def test_a_sort_whose_mirror_is_kept_is_built_off_it_with_the_events_of_meanwhile(monkeypatch):
