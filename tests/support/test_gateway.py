@@ -16,7 +16,9 @@ def test_a_port_another_server_listens_on_is_a_failed_start(cluster):
         other.bind(("127.0.0.1", port))
         other.listen()
         with pytest.raises(RuntimeError, match="gateway exited"):
-            Gateway.start(cluster, port=port, timeout=20)
+            # Had it returned, the gateway it started would be stopped here, not left running
+            # (it would bind the port once the other socket closes).
+            Gateway.start(cluster, port=port, timeout=20).stop()
     finally:
         other.close()
 
