@@ -74,10 +74,10 @@ SORT_SLICE = 4096
 
 def sliced_sort(rows, key, pause=None):
     """``rows`` (a list) sorted by ``key``, by slices of SORT_SLICE sorted one at a time and
-    then merged: the same order as ``sorted(rows, key=key)`` when keys are unique (every index
-    key ends with namespace and name), without holding the GIL for more than a slice.
-    ``pause``, when given, is called between two steps (a slice, SORT_SLICE rows of the merge):
-    a background build steps aside there for requests (cache/foreground.py)."""
+    then merged (``_merged``): the same order as ``sorted(rows, key=key)`` when keys are unique
+    (every index key ends with namespace and name), without holding the GIL for more than a
+    slice. ``pause``, when given, is called between two steps (a slice, SORT_SLICE rows of the
+    merge): a background build steps aside there for requests (cache/foreground.py)."""
     if len(rows) <= SORT_SLICE:
         return sorted(rows, key=key)
     # The keys a slice's sort makes are let go of with it; the merge makes each row's key once
@@ -87,16 +87,65 @@ def sliced_sort(rows, key, pause=None):
         if pause is not None:
             pause()
         slices.append(sorted(rows[at:at + SORT_SLICE], key=key))
-    merged = heapq.merge(*slices, key=key)
-    if pause is None:
-        return list(merged)
-    ordered = []
-    while True:
-        pause()
-        before = len(ordered)
-        ordered.extend(itertools.islice(merged, SORT_SLICE))
-        if len(ordered) - before < SORT_SLICE:
-            return ordered
+    return _merged(slices, key, pause)
+
+
+def _merged(runs, key, pause=None):
+    """The rows of ``runs`` (lists, each sorted by ``key``, keys unique) in one sorted list,
+    merged a round at a time by C calls. A round takes from each run at most its next ``step``
+    rows (SORT_SLICE rows in all): the rows up to the least key any run's block ends on (every
+    row at or below it is in those blocks), found by a bisection, and sorts them together, which
+    for runs already sorted is a merge in C. The run whose block ends on that key gives its
+    whole block, so each round takes ``step`` rows at least; a run's first and last keys are
+    made again only when it moved, so a round in which one run alone gives rows (runs of
+    disjoint ranges: slices of rows in list order sorted by name) costs one bisection.
+
+    ``heapq.merge`` did the same with Python code per row: a third of an index's build, and
+    the build a tenth of start-up's CPU (issue #41: this merge takes ~30-50% less CPU and
+    holds the GIL no longer than a slice's sort)."""
+    runs = [run for run in runs if run]
+    step = max(1, SORT_SLICE // max(1, len(runs)))
+    at = [0] * len(runs)
+    heads = [key(run[0]) for run in runs]
+    ends = [key(run[min(len(run), step) - 1]) for run in runs]
+    live = list(range(len(runs)))
+    out = []
+    paused = 0
+    while live:
+        if pause is not None and len(out) - paused >= SORT_SLICE:
+            pause()
+            paused = len(out)
+        bound = min(map(ends.__getitem__, live))
+        chunk = []
+        still = []
+        for k in live:
+            if heads[k] <= bound:
+                run, start = runs[k], at[k]
+                stop = min(len(run), start + step)
+                if ends[k] != bound:
+                    stop = _bisect_right(run, bound, start + 1, stop, key)
+                chunk += run[start:stop]
+                at[k] = stop
+                if stop == len(run):
+                    continue   # this run is done
+                heads[k] = key(run[stop])
+                ends[k] = key(run[min(len(run), stop + step) - 1])
+            still.append(k)
+        live = still
+        chunk.sort(key=key)
+        out += chunk
+    return out
+
+
+def _bisect_right(rows, bound, lo, hi, key):
+    """``bisect.bisect_right(rows, bound, lo, hi, key=key)``, which Python 3.9 lacks."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if bound < key(rows[mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def mirror_of(spec):
