@@ -14,8 +14,7 @@ def row_of(kind, obj, previous=None):
     list property depends on the object alone). ``previous``: the row this one replaces,
     whose keys it shares where they are equal (slim.pooled does so for the object)."""
     meta = obj.get("metadata") or {}
-    keys = slim.pooled_keys(keys_of(kind.key_item(obj), kind.properties)) \
-        if kind else ()
+    keys = keys_of(kind.key_item(obj), kind.properties, slim.text_pool()) if kind else ()
     if previous is not None and previous.keys and len(previous.keys) == len(keys):
         keys = _kept(keys, previous.keys)
     facts = kind.status_facts(obj) if kind is not None and kind.status_facts else None

@@ -26,15 +26,22 @@ def _interned(mapping):
             for k, v in mapping.items()}
 
 
-def metadata(meta):
+def metadata(meta, pooled=False):
+    """``meta`` without managedFields and the last-applied annotation, its short strings
+    interned. ``pooled``: the record goes on to ``pooled`` (the watch cache), which shares
+    values through its pools and interns a label map when its pool first meets it: only the
+    annotations' keys are interned here (an object's own annotations, a pod IP among them,
+    keep them, not the pool), not every label and value of every object again (issue #41:
+    a tenth of a listed pod's record)."""
     if not meta:
         return meta
     out = {intern(k): v for k, v in meta.items() if k != "managedFields"}
     annotations = out.get("annotations")
     if annotations:
-        out["annotations"] = _interned({k: v for k, v in annotations.items()
-                                        if k != LAST_APPLIED})
-    if out.get("labels"):
+        out["annotations"] = {intern(k): v for k, v in annotations.items()
+                              if k != LAST_APPLIED} if pooled else \
+            _interned({k: v for k, v in annotations.items() if k != LAST_APPLIED})
+    if out.get("labels") and not pooled:
         out["labels"] = _interned(out["labels"])
     if out.get("namespace"):
         out["namespace"] = intern(out["namespace"])
@@ -54,6 +61,17 @@ def slim_all(spec, objects):
     return [slim(spec, obj) for obj in objects]
 
 
+def record(obj):
+    """The slim record of an object as its kind's decoder gives it (Kind.decode: projected
+    already): ``obj`` itself, its metadata slimmed. The watch cache's road, where the decoder
+    reads what the projection keeps (kinds/decoding.py), the object is its own and the record
+    goes on to ``pooled``."""
+    meta = obj.get("metadata")
+    if meta is not None:
+        obj["metadata"] = metadata(meta, pooled=True)
+    return obj
+
+
 # --- one copy of each repeated value in the cache (issue #19) --------------------------------
 #
 # The cache's records are long-lived and much of them repeats across objects: condition types
@@ -63,13 +81,15 @@ def slim_all(spec, objects):
 # record share them, in place: each string value becomes the pool's copy, and each object whose
 # values are all shared (strings, numbers, such objects) becomes the pool's equal object. The
 # record's bytes are unchanged. Values unique by nature (a uid, a name at the top of metadata, a
-# time, an IP) are not pooled, nor an object holding one. The pool is bounded: when full it
-# starts again (what is already shared stays shared). An entry costs about 840 bytes (its key,
-# nested tuples), so the pool holds at most ~7 MiB; objects arrive in the API server's order (an
-# app's pods together), so a larger pool shares little more and costs more than it saves
-# (issue #30, the stand-in's objects: 60,000 pods hold 1,521 bytes each beside the pool at
-# 1 << 13 entries, 1,518 at 1 << 16, whose pool holds up to ~52 MiB; the whole composition of
-# 30,000 pods, pool included, 108 MiB at 1 << 13, 121 MiB at 1 << 16).
+# time, an IP) are not pooled, nor an object holding one. An object is keyed by its JSON (a
+# string by itself). The pool is bounded: when full it starts again (what is already shared
+# stays shared). An entry costs a few hundred bytes (its key: 130-530 bytes on average for the
+# stand-in's kinds, issue #41; nested tuples of 840 before), so the pool holds at most ~5 MiB;
+# objects arrive in the API server's order (an app's pods together), so a larger pool shares
+# little more and costs more than it saves (issue #30, the stand-in's objects: 60,000 pods
+# hold 1,521 bytes each beside the pool at 1 << 13 entries, 1,518 at 1 << 16, whose pool
+# holds up to ~52 MiB; the whole composition of 30,000 pods, pool included, 108 MiB at
+# 1 << 13, 121 MiB at 1 << 16).
 #
 # Under churn the pool alone is not enough: it starts again every few thousand records, and a
 # record made after that holds its own copies of what the pool no longer knows. So a changed
@@ -78,8 +98,8 @@ def slim_all(spec, objects):
 # (its uid, name, times) included, and the pool serves the rest.
 #
 # The previous record is also what makes pooling cheap (issue #41): a part whose JSON is that of
-# the previous record's part, when that part is the pool's, is taken whole with its pool key
-# (``_known``: one comparison and one encoding in C), not walked value by value. A new object's
+# the previous record's part, when that part is the pool's, is taken whole (``_known``: one
+# comparison and one encoding in C), not walked value by value. A new object's
 # previous record is another object's: its neighbour's by name, or in a first LIST the record
 # made just before it (an API server lists a replica set's pods together). So a listed heavy pod
 # costs ~26% fewer instructions and keeps sharing through the pool's restarts.
@@ -96,8 +116,8 @@ META_UNIQUE = UNIQUE | {"uid", "name", "resourceVersion", "selfLink"}
 MAX_STRING = 256
 _SCALARS = (int, float, bool, type(None))
 _pool = {}
-# id of an object of the pool -> [the object, its key, its JSON once asked]: a part the same as
-# the previous record's (``_known``) is taken whole, its key from here, without a walk
+# id of an object of the pool -> (the object, its JSON: its key in the pool): a part the same
+# as the previous record's (``_known``) is taken whole, without a walk
 _keys = {}
 
 
@@ -110,34 +130,35 @@ def _same_scalar(value, kind, prev):
 
 
 def _known(value, before):
-    """The pool key of ``before`` when it is an object of the pool with the same JSON as
-    ``value``, else None. Then ``before`` is taken for ``value`` whole, as a walk of ``value``
-    would have found it part by part, at the cost of a comparison and an encoding in C (a pod's
-    status and containers, equal to its neighbour's or its previous record's: a walk was a
-    third of a listed pod's cost). Equal in Python is not enough (1 == 1.0 == True, and a
-    dict's order): the JSON is compared too, ``before``'s encoded once. An entry holds its
-    object, so its id is never another's."""
+    """Whether ``before`` is an object of the pool with the same JSON as ``value``. Then
+    ``before`` is taken for ``value`` whole, as a walk of ``value`` would have found it part by
+    part, at the cost of a comparison and an encoding in C (a pod's status and containers,
+    equal to its neighbour's or its previous record's: a walk was a third of a listed pod's
+    cost). Equal in Python is not enough (1 == 1.0 == True, and a dict's order): the JSON is
+    compared too. An entry holds its object, so its id is never another's."""
     known = _keys.get(id(before))
-    if known is None or known[0] is not before or before != value:
-        return None
-    if known[2] is None:
-        known[2] = _json(before)
-    return known[1] if known[2] == _json(value) else None
+    return known is not None and known[0] is before and before == value and \
+        known[1] == _json(value)
 
 
-def _pooled_as(key, value, pool):
-    """(the pool's object under ``key``, made ``value`` when there is none; ``key``)."""
-    if key is None:
-        return value, None
+def _pooled_as(value, pool):
+    """The pool's object with the JSON of ``value`` (a dict or a list whose parts are shared),
+    made ``value`` when there is none. Keyed by that JSON: made in C, hashed once (a bytes
+    object keeps its hash), and smaller than the nested tuples of names and values that keyed
+    the pool before (whose hash was made again at each level: issue #41)."""
+    known = _keys.get(id(value))
+    if known is not None and known[0] is value:
+        return value   # the pool's already (the previous record's part)
+    key = _json(value)
     shared = pool.setdefault(key, value)
-    if id(shared) not in _keys:   # an entry's JSON, once made, is kept
-        _keys[id(shared)] = [shared, key, None]
-    return shared, key
+    if shared is value:
+        _keys[id(value)] = (value, key)
+    return shared
 
 
 def _shared_list(values, pool, prev=_NONE):
-    """Like ``_shared_dict``, for a list (``("[",) + its elements' keys``)."""
-    key = ["["]
+    """Like ``_shared_dict``, for a list."""
+    poolable = True
     if type(prev) is not list:
         prev = None
     same = prev is not None and len(prev) == len(values)
@@ -150,52 +171,36 @@ def _shared_list(values, pool, prev=_NONE):
             else:
                 same = False
             if len(value) > MAX_STRING:
-                key = None
+                poolable = False
                 continue
             shared = pool.setdefault(value, value)
             if shared is not value:
                 values[i] = shared
-            if key is not None:
-                key.append(shared)
-        elif kind is dict:
-            sub = _known(value, before)
-            if sub is not None:
-                shared = before
-            else:
+        elif kind is dict or kind is list:
+            if _known(value, before):
+                shared, sub = before, True
+            elif kind is dict:
                 shared, sub = _shared_dict(value, pool, UNIQUE, before)
-            if shared is not value:
-                values[i] = shared
-            same = same and shared is before
-            if key is not None:
-                key = None if sub is None else key + [sub]
-        elif kind is list:
-            sub = _known(value, before)
-            if sub is not None:
-                shared = before
             else:
                 shared, sub = _shared_list(value, pool, before)
             if shared is not value:
                 values[i] = shared
             same = same and shared is before
-            if key is not None:
-                key = None if sub is None else key + [sub]
+            poolable = poolable and sub
         elif kind in _SCALARS:
             same = same and _same_scalar(value, kind, before)
-            if key is not None:   # True == 1 == 1.0 and 0.0 == -0.0, not in JSON
-                key.append((repr(value) if kind is float else value, kind))
         else:
-            same = False
-            key = None
-    if key is not None:
-        key = tuple(key)
-    return _pooled_as(key, prev if same else values, pool)
+            same = poolable = False
+    value = prev if same else values
+    return (_pooled_as(value, pool), True) if poolable else (value, False)
 
 
 def _shared_dict(mapping, pool, unique, prev=_NONE):
-    """(the pool's object equal to ``mapping``, or ``mapping`` with its values shared; its
-    pool key, None when it is not shareable). ``prev``: the value at the same place in the
-    object's previous record; when equal, it is the answer (then ``mapping`` is dropped)."""
-    key = []
+    """(the pool's object equal to ``mapping``, or ``mapping`` with its values shared; whether
+    it is shareable: it holds no unique value, nor a string longer than MAX_STRING). ``prev``:
+    the value at the same place in the object's previous record; when equal, it is the answer
+    (then ``mapping`` is dropped)."""
+    poolable = True
     if type(prev) is not dict:
         prev = None
     same = prev is not None and len(prev) == len(mapping)
@@ -208,17 +213,16 @@ def _shared_dict(mapping, pool, unique, prev=_NONE):
             else:
                 same = False
             if name in unique or len(value) > MAX_STRING:
-                key = None
+                poolable = False
                 continue
             shared = pool.setdefault(value, value)
             if shared is not value:
                 mapping[name] = shared
-            if key is not None:
-                key.append((name, shared))
-        elif kind is dict:
-            sub = _known(value, before)
-            if sub is not None:
-                shared = before
+        elif kind is dict or kind is list:
+            if _known(value, before):
+                shared, sub = before, True
+            elif kind is list:
+                shared, sub = _shared_list(value, pool, before)
             elif name == "labels" and unique is META_UNIQUE:
                 shared, sub = _shared_labels(value, pool, before)
             else:
@@ -226,29 +230,13 @@ def _shared_dict(mapping, pool, unique, prev=_NONE):
             if shared is not value:
                 mapping[name] = shared
             same = same and shared is before
-            if key is not None:
-                key = None if sub is None else key + [(name, sub, 0, 0)]
-        elif kind is list:
-            sub = _known(value, before)
-            if sub is not None:
-                shared = before
-            else:
-                shared, sub = _shared_list(value, pool, before)
-            if shared is not value:
-                mapping[name] = shared
-            same = same and shared is before
-            if key is not None:
-                key = None if sub is None else key + [(name, sub, 0, 0, 0)]
+            poolable = poolable and sub
         elif kind in _SCALARS:
             same = same and _same_scalar(value, kind, before)
-            if key is not None:   # True == 1 == 1.0 and 0.0 == -0.0, not in JSON
-                key.append((name, repr(value) if kind is float else value, kind))
         else:
-            same = False
-            key = None
-    if key is not None:
-        key = tuple(key)
-    return _pooled_as(key, prev if same else mapping, pool)
+            same = poolable = False
+    value = prev if same else mapping
+    return (_pooled_as(value, pool), True) if poolable else (value, False)
 
 
 # Label maps: the pool above starts again every few thousand records (most of what it holds is
@@ -271,10 +259,14 @@ def _shared_labels(mapping, pool, prev=_NONE):
         key.append(name)
         key.append(value)
     if type(prev) is dict and prev == mapping:   # strings only: equal is the same JSON
-        return prev, None
+        return prev, False
     if len(_labels) > LABEL_MAPS:
         _labels = {}
-    return _labels.setdefault(tuple(key), mapping), None
+    shared = _labels.get(tuple(key))
+    if shared is None:   # a map met first: its strings interned (metadata(pooled=True))
+        shared = _interned(mapping)
+        shared = _labels.setdefault(tuple(v for item in shared.items() for v in item), shared)
+    return shared, False
 
 
 def pooled(record, previous=None):
@@ -296,18 +288,18 @@ def pooled(record, previous=None):
     for name, value in record.items():
         before = previous.get(name, _NONE)
         if type(value) is dict:
-            if _known(value, before) is not None:
+            if _known(value, before):
                 record[name] = before
                 continue
-            shared, _key = _shared_dict(value, _pool, META_UNIQUE if name == "metadata" else UNIQUE,
-                                        before)
+            shared, _shareable = _shared_dict(
+                value, _pool, META_UNIQUE if name == "metadata" else UNIQUE, before)
             if shared is not value:
                 record[name] = shared
         elif type(value) is list:
-            if _known(value, before) is not None:
+            if _known(value, before):
                 record[name] = before
                 continue
-            shared, _key = _shared_list(value, _pool, before)
+            shared, _shareable = _shared_list(value, _pool, before)
             if shared is not value:
                 record[name] = shared
         elif type(value) is str:
@@ -324,10 +316,9 @@ def pooled(record, previous=None):
 _texts = {}
 
 
-def pooled_keys(keys):
-    """``keys`` (a tuple, query.properties.keys_of) with its strings shared."""
+def text_pool():
+    """``setdefault`` of the pool of the rows' texts (query.properties.keys_of ``share``)."""
     global _texts
     if len(_texts) > POOL_SIZE:
         _texts = {}
-    setdefault = _texts.setdefault
-    return tuple(setdefault(v, v) if type(v) is str else v for v in keys)
+    return _texts.setdefault

@@ -7,11 +7,14 @@ kubelet reports) is built only to be dropped. ``decoder(shape)`` turns the same 
 msgspec types that skip, in C, what an ``only`` leaves out, and a ``metadata.managedFields``
 (every object of a real cluster has them, often as large as its spec; slim.metadata drops them).
 
-The answer is never different from the generic decoder's as the cache reads it:
-``project(decode(raw))`` is ``project(generic(raw))`` for every input. Where the typed decode
-cannot say the same (a field of another JSON type than the API server's, a top-level field the
-kind does not declare, anything but an object), it gives up and the generic decoder decodes the
-whole object (tests/unit/kinds/test_decoding.py).
+The decoder gives the object as the cache keeps it, projected (issue #41): ``decode(raw)`` is
+``project(generic(raw))`` for every input, keys in the same order (a projection keeps an
+object's fields in its own order, as the typed decode reads them). What the typed decode read
+is not projected again: only what it leaves (``_finisher``: the lists an ``only`` leaves out
+when empty, the fields read whole that a ``where`` filters) is done after it. Where the typed
+decode cannot say the same (a field of another JSON type than the API server's, a top-level
+field the kind does not declare, anything but an object), it gives up and the generic decoder
+decodes the whole object, then the projection runs (tests/unit/kinds/test_decoding.py).
 
 Only kinds laid out as most are (metadata, spec, status; a config map's data) whose projection
 keeps less than a whole spec or status, or drops a top-level field, get a typed decoder. The
@@ -25,7 +28,7 @@ from typing import Any, Dict, List, TypedDict
 
 import msgspec
 
-from dashboard_api.kinds.projection import ALL, Digest, Each, Shape
+from dashboard_api.kinds.projection import ALL, Digest, Each, Shape, compile as compile_projection
 
 generic = msgspec.json.Decoder().decode
 
@@ -59,7 +62,8 @@ def _typed(node):
 def typed_fields(shape):
     """{top-level field: type} of a kind's typed decoder, or None when its objects are not
     laid out as LAYOUT says or nothing would be skipped."""
-    if not isinstance(shape, Shape) or not shape.rest:
+    if not isinstance(shape, Shape) or not shape.rest or \
+            any(isinstance(sub, Digest) for sub in shape.fields.values()):
         return None
     named = set(shape.fields) | set(shape.drop)
     if not named <= set(LAYOUT) - {"metadata"}:
@@ -74,23 +78,33 @@ def typed_fields(shape):
     return fields
 
 
-def decoder(shape):
-    """``decode(raw) -> object`` for a kind's projection ``shape``: the generic decoder when
-    typing it gains nothing, else the typed one (see the module docstring)."""
+def decoder(shape, project=None):
+    """``decode(raw) -> object`` for a kind's projection ``shape`` (``project``: the function
+    kinds/projection.py ``compile`` made of it): the object as the cache keeps it, projected,
+    its metadata as it came (cache/slim.py ``record`` slims that). The typed decoder when
+    typing gains something, else the generic one and the projection."""
     fields = typed_fields(shape)
     if fields is None:
-        return generic
+        if project is None or _whole(shape):
+            return generic
+
+        def decode_all(raw):
+            obj = generic(raw)
+            return project(obj) if type(obj) is dict else obj
+        return decode_all
     dropped = frozenset(shape.drop)
     plain = _struct(fields, Any)
     managed = _struct(fields, Dict[str, msgspec.Raw])
     names = tuple(fields)
+    finish = _finisher(shape, top=True)
 
     def decode(raw):
         with_managed = MANAGED in (raw if type(raw) is bytes else bytes(raw))
         try:
             obj = (managed if with_managed else plain)(raw)
         except msgspec.ValidationError:
-            return generic(raw)
+            obj = generic(raw)
+            return project(obj) if type(obj) is dict else obj
         out = {}
         for name, value in zip(names, msgspec.structs.astuple(obj)):
             if value is not msgspec.UNSET and name not in dropped:
@@ -98,8 +112,69 @@ def decoder(shape):
         meta = out.get("metadata")
         if with_managed and meta is not None:
             out["metadata"] = {k: generic(v) for k, v in meta.items() if k != "managedFields"}
+        if finish is not None:
+            finish(out)
         return out
     return decode
+
+
+def _whole(shape):
+    """Whether ``shape`` keeps every field as it is (its projection only copies)."""
+    return isinstance(shape, Shape) and shape.rest and not shape.fields and not shape.drop
+
+
+_OBJECT, _LIST, _OTHER = "object", "list", "other"
+
+
+def _finisher(shape, top=False):
+    """What the typed decode of ``shape`` leaves to its projection, done in place on the decoded
+    dict: a function, or None when there is nothing left (issue #41: the projection of a typed
+    pod copied what the typed decode had already read as the projection keeps it, a fifth of
+    a listed pod's cost). A field read as a TypedDict or a list of them holds only the fields
+    kept, in the object's own order, as the projection keeps them; what remains is the rules
+    of an ``only`` (a list of objects left out when empty) and the fields read whole (Any)
+    whose projection filters (``Each`` with ``where``) or computes (``Digest``): those get the
+    projection's own code. ``top``: the object itself (a ``but``: fields kept as they are
+    when not of the expected type)."""
+    steps = []
+    for name, sub in shape.fields.items():
+        if sub is ALL:
+            continue
+        each = isinstance(sub, Each)
+        if _typed(sub) is Any:
+            steps.append((name, _OTHER, compile_projection(sub), each))
+        else:
+            steps.append((name, _LIST if each else _OBJECT,
+                          _finisher(sub.shape if each else sub), each))
+    steps = [step for step in steps if step[1] == _OTHER or step[2] is not None or
+             (step[1] == _LIST and not top)]
+    if not steps:
+        return None
+
+    def finish(obj):
+        for name, how, fn, each in steps:
+            if name not in obj:
+                continue
+            value = obj[name]
+            if how is _OBJECT:
+                if value:
+                    fn(value)
+            elif how is _LIST:
+                if value:
+                    if fn is not None:
+                        for item in value:
+                            fn(item)
+                elif not top:
+                    del obj[name]   # an ``only`` leaves an empty list out
+            elif value and isinstance(value, list if each else dict):
+                projected = fn(value)
+                if projected or top or not each:   # an ``only`` keeps an object
+                    obj[name] = projected
+                else:
+                    del obj[name]
+            elif not top and (each or not isinstance(value, dict)):
+                del obj[name]   # an ``only`` keeps an object, even empty, and nothing else
+    return finish
 
 
 def _struct(fields, metadata):

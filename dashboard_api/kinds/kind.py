@@ -110,7 +110,7 @@ class Kind:
         self.cached = cached
         self.projection = projection
         self.slim = compile_projection(projection)
-        self.decode = projection_decoder(projection)   # reads only what slim keeps
+        self.decode = projection_decoder(projection, self.slim)   # projected, typed if it pays
         self.indexes = dict(indexes or {})
         self.list_key = list_key
         self.item = item

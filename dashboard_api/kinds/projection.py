@@ -10,8 +10,9 @@ function of one kind.
 
 Nodes:
 
-- ``only(*names, **shaped)``: an object of which only these fields are kept (a name with a
-  ``Shape`` or ``Each`` is kept projected). An object field with a sub-shape is kept whenever it
+- ``only(*names, **shaped)``: an object of which only these fields are kept, in the object's
+  own order, as a typed decoder reads them (kinds/decoding.py; a name with a ``Shape`` or
+  ``Each`` is kept projected). An object field with a sub-shape is kept whenever it
   is present, even when nothing of it is kept (``state.running`` without its ``startedAt``: a
   reader tests its presence); a list field with a sub-shape is left out when empty, or when its
   ``Each`` keeps no element.
@@ -131,9 +132,10 @@ def _emit(node, src, dst, names, depth):
                          % (pad, dst, src, _const(names, dropped)))
         else:
             lines.append("%s%s = dict(%s)\n" % (pad, dst, src))
-    else:
-        lines.append("%s%s = {k: %s[k] for k in %s if k in %s}\n"
-                     % (pad, dst, src, _const(names, plain), src))
+    else:   # in the object's own order, as a decoder reading only these fields gives them
+        lines.append("%s%s = {k: v for k, v in %s.items() if k in %s}\n"
+                     % (pad, dst, src, _const(names, frozenset(
+                         n for n, sub in node.fields.items() if not isinstance(sub, Digest)))))
     for field, sub in node.fields.items():
         if sub is ALL:
             continue
@@ -151,11 +153,16 @@ def _emit(node, src, dst, names, depth):
         else:   # an object kept by ``only`` stays, even emptied: readers test its presence
             lines.append("%sif isinstance(%s, dict):\n" % (pad, value))
         lines.append(_emit(sub, value, result, names, depth + 1))
-        if node.rest or not each:
+        if node.rest:
             lines.append("%s    %s[%r] = %s\n" % (pad, dst, field, result))
+        elif not each:   # taken in place above; left out unless an object
+            lines.append("%s    %s[%r] = %s\n%selse:\n%s    %s.pop(%r, None)\n"
+                         % (pad, dst, field, result, pad, pad, dst, field))
         else:
-            lines.append("%s    if %s:\n%s        %s[%r] = %s\n"
-                         % (pad, result, pad, dst, field, result))
+            lines.append("%s    if %s:\n%s        %s[%r] = %s\n%s    else:\n"
+                         "%s        %s.pop(%r, None)\n%selse:\n%s    %s.pop(%r, None)\n"
+                         % (pad, result, pad, dst, field, result, pad, pad, dst, field, pad,
+                            pad, dst, field))
     return "".join(lines)
 
 
@@ -168,4 +175,5 @@ def _inline(shape, var, names):
             return None
         return "{k: v for k, v in %s.items() if k not in %s}" % (
             var, _const(names, frozenset(shape.drop)))
-    return "{k: %s[k] for k in %s if k in %s}" % (var, _const(names, tuple(shape.fields)), var)
+    return "{k: v for k, v in %s.items() if k in %s}" % (var, _const(names,
+                                                                 frozenset(shape.fields)))

@@ -9,8 +9,9 @@ turned into rows in the executor.
 
 The consumer gets ``relist(rows, version, run)`` (a coroutine, awaited; ``run`` runs a function
 in the executor), ``apply(type, row, version)`` and ``state(name)`` calls; ``to_row(obj)`` turns
-a decoded object into what it stores (it runs in the executor, for LIST pages and for watch
-events alike); an optional ``paged()`` is called in the worker once a LIST page's rows are made.
+an object as ``decode`` gives it (the kind's: Kind.decode) into what it stores (it runs in the
+executor, for LIST pages and for watch events alike); an optional ``paged()`` is called in the
+worker once a LIST page's rows are made.
 
 Watch events too are decoded and made rows in the executor, a batch of the lines that arrived at
 a time, and applied on the loop in slices of at most APPLY_SLICE seconds (issue #41): right
@@ -440,7 +441,10 @@ def _watch_event(line, decode):
         event = _decode_event(line)
     except msgspec.ValidationError:   # not shaped as an event: read as it is
         event = _decode(line)
-        return event.get("type"), event.get("object") or {}
+        obj = event.get("object") or {}
+        if event.get("type") != "ERROR" and type(obj) is dict:
+            obj = decode(msgspec.json.encode(obj))   # as the kind's decoder gives it
+        return event.get("type"), obj
     raw = event.object
     if raw == _NULL:
         return event.type, {}

@@ -6,6 +6,7 @@ watch cache: once per change); every filter and sort compares those keys (query/
 """
 
 import datetime
+import math
 
 
 class Property:
@@ -41,40 +42,58 @@ def properties(**extra):
     return props
 
 
-def text(value):
-    return "" if value is None else value if isinstance(value, str) else str(value)
-
-
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _ZERO_TIME = -62135596800  # Go's zero time in Unix seconds: unset times sort first
 
 
 def unix_seconds(value):
-    """Whole Unix seconds of an RFC 3339 time (fractions dropped); unset or bad -> zero time."""
+    """Whole Unix seconds of an RFC 3339 time (fractions dropped); unset or bad -> zero time.
+    The last time read is kept: an object's times are often the same (an event's first and
+    last seen, and its creation), and the watch cache reads them for every object."""
+    global _last
+    last = _last   # one tuple, read and replaced whole: workers share it
+    if value == last[0]:
+        return last[1]
+    seconds = _seconds(value)
+    if type(value) is str:
+        _last = (value, seconds)
+    return seconds
+
+
+def _seconds(value):
     if not value:
         return _ZERO_TIME
     try:
-        t = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+        t = _from_iso(value.replace("Z", "+00:00"))
+    except (ValueError, TypeError, AttributeError):
         return _ZERO_TIME
     if t.tzinfo is None:
         t = t.replace(tzinfo=datetime.timezone.utc)
-    return int((t - _EPOCH).total_seconds() // 1)
+    return math.floor(t.timestamp())   # (t - epoch) in seconds, as a float, floored
 
 
-def keys_of(item, props):
+_from_iso = datetime.datetime.fromisoformat
+_last = (None, _ZERO_TIME)
+
+
+def keys_of(item, props, share=None):
     """(filter text, sort value, filter text, sort value, ...) of a list item, each property of
     ``props`` in its order: what filter_rows and sort_rows compare, computed once per object
     (the watch cache computes it once per change). Every filter and sort runs on these keys:
     there is one implementation, the rows'. One flat tuple read by position (``position``), not
     a dict of pairs: the watch cache keeps one per object (104 bytes for four properties,
-    against 184 for the dict and 56 for each pair not shared)."""
+    against 184 for the dict and 56 for each pair not shared). ``share(text, text)``, when
+    given, gives the one copy of each text (the watch cache's pool, cache/slim.py
+    ``text_pool``); a text that is its property's sort value is that copy too."""
     keys = []
+    append = keys.append
     for prop in props.values():
         value = prop.get(item)
-        value_text = text(value)
-        keys.append(value_text)
-        keys.append(unix_seconds(value) if prop.time else value_text)
+        value_text = "" if value is None else value if isinstance(value, str) else str(value)
+        if share is not None:
+            value_text = share(value_text, value_text)
+        append(value_text)
+        append(unix_seconds(value) if prop.time else value_text)
     return tuple(keys)
 
 
