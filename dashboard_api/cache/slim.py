@@ -62,10 +62,9 @@ def slim_all(spec, objects):
 
 
 def record(obj):
-    """The slim record of an object as its kind's decoder gives it (Kind.decode: projected
-    already): ``obj`` itself, its metadata slimmed. The watch cache's road, where the decoder
-    reads what the projection keeps (kinds/decoding.py), the object is its own and the record
-    goes on to ``pooled``."""
+    """The slim record of an object already projected (by its kind's typed decoder, or
+    Kind.slim): ``obj`` itself, its metadata slimmed. The watch cache's road, where the object
+    is its own and the record goes on to ``pooled``."""
     meta = obj.get("metadata")
     if meta is not None:
         obj["metadata"] = metadata(meta, pooled=True)

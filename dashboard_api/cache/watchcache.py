@@ -74,13 +74,15 @@ class Cached:
         self._last = None           # the record to_row made last (workers: any one will do)
 
     def to_row(self, obj):
-        """The row of an object as the kind's decoder gives it (Kind.decode: projected, its
-        metadata whole), sharing what did not change with the row it replaces,
-        and a new object what equals its neighbour's (Store.neighbour; in a first LIST, whose
-        store is empty, the record made just before it: an API server lists a replica set's
-        pods, or an object's events, together). Made in the worker: rows never change, a dict
-        read is atomic, and any record of the kind will do as the last one made."""
-        record = slim.record(obj)
+        """The row of an object as the kind's decoder gives it (Kind.decode: projected when
+        ``decode_projects``, else projected here), sharing what did not change with the row it
+        replaces, and a new object what equals its neighbour's (Store.neighbour; in a first
+        LIST, whose store is empty, the record made just before it: an API server lists a
+        replica set's pods, or an object's events, together). Made in the worker: rows never
+        change, a dict read is atomic, and any record of the kind will do as the last one
+        made."""
+        kind = self.kind
+        record = slim.record(obj if kind.decode_projects else kind.slim(obj))
         meta = record.get("metadata") or {}
         namespace, name = meta.get("namespace") or "", meta.get("name") or ""
         old = self.store.rows.get((namespace, name))

@@ -7,8 +7,8 @@ kubelet reports) is built only to be dropped. ``decoder(shape)`` turns the same 
 msgspec types that skip, in C, what an ``only`` leaves out, and a ``metadata.managedFields``
 (every object of a real cluster has them, often as large as its spec; slim.metadata drops them).
 
-The decoder gives the object as the cache keeps it, projected (issue #41): ``decode(raw)`` is
-``project(generic(raw))`` for every input, keys in the same order (a projection keeps an
+A typed decoder gives the object as the cache keeps it, projected (issue #41): ``decode(raw)``
+is ``project(generic(raw))`` for every input, keys in the same order (a projection keeps an
 object's fields in its own order, as the typed decode reads them). What the typed decode read
 is not projected again: only what it leaves (``_finisher``: the lists an ``only`` leaves out
 when empty, the fields read whole that a ``where`` filters) is done after it. Where the typed
@@ -78,20 +78,22 @@ def typed_fields(shape):
     return fields
 
 
+def projects(shape):
+    """Whether ``decoder(shape)`` gives objects as the projection keeps them (a typed decoder,
+    or a projection that keeps everything); else the generic decoder's objects are projected
+    when their record is made (Cached.to_row), so that a re-list's objects whose rows are kept
+    (unchanged) are never projected."""
+    return typed_fields(shape) is not None or _whole(shape)
+
+
 def decoder(shape, project=None):
     """``decode(raw) -> object`` for a kind's projection ``shape`` (``project``: the function
-    kinds/projection.py ``compile`` made of it): the object as the cache keeps it, projected,
-    its metadata as it came (cache/slim.py ``record`` slims that). The typed decoder when
-    typing gains something, else the generic one and the projection."""
+    kinds/projection.py ``compile`` made of it). The typed decoder, when typing gains
+    something, gives the object as the cache keeps it, projected, its metadata as it came
+    (cache/slim.py ``record`` slims that); otherwise the generic decoder (``projects``)."""
     fields = typed_fields(shape)
     if fields is None:
-        if project is None or _whole(shape):
-            return generic
-
-        def decode_all(raw):
-            obj = generic(raw)
-            return project(obj) if type(obj) is dict else obj
-        return decode_all
+        return generic
     dropped = frozenset(shape.drop)
     plain = _struct(fields, Any)
     managed = _struct(fields, Dict[str, msgspec.Raw])

@@ -81,7 +81,8 @@ Fields (keyword arguments; only ``name``, ``plural`` and ``item`` are required):
 Custom resources: ``Kind.of_crd(crd, resource)`` builds the spec of a CRD's objects from the CRD
 (handlers/customresources.py), through the same type.
 """
-from dashboard_api.kinds.decoding import decoder as projection_decoder
+from dashboard_api.kinds.decoding import decoder as projection_decoder, \
+    projects as decode_projects
 from dashboard_api.kinds.projection import WHOLE, compile as compile_projection
 from dashboard_api.query import properties
 from dashboard_api.query.search import Facets
@@ -110,7 +111,8 @@ class Kind:
         self.cached = cached
         self.projection = projection
         self.slim = compile_projection(projection)
-        self.decode = projection_decoder(projection, self.slim)   # projected, typed if it pays
+        self.decode = projection_decoder(projection, self.slim)   # typed where it pays
+        self.decode_projects = decode_projects(projection)   # else Cached.to_row does
         self.indexes = dict(indexes or {})
         self.list_key = list_key
         self.item = item

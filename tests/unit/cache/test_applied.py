@@ -3,6 +3,7 @@ store's apply path, timed out, cleaned up."""
 
 import asyncio
 import gc
+import json
 import time
 import weakref
 
@@ -37,7 +38,8 @@ class FakeCache:
 
     def event(self, kind, obj):
         """The reflector's call for one watch event."""
-        self.cached.apply(kind, self.cached.to_row(obj), obj["metadata"]["resourceVersion"])
+        row = self.cached.to_row(self.cached.kind.decode(json.dumps(obj).encode()))
+        self.cached.apply(kind, row, obj["metadata"]["resourceVersion"])
 
 
 def deployment(name="web", uid="u-1", version="10", **meta):

@@ -67,8 +67,13 @@ def test_the_kinds_with_a_typed_decoder():
     # read whole: a replica set's template (its fingerprint), an event's many fields
     for name in ("replicaset", "event", "endpointslice", "service"):
         assert decoding.typed_fields(kinds.get(name).projection) is None
-    # kept whole: decoded, not copied
+    # kept whole: decoded, not copied; read whole: projected with the record (Cached.to_row),
+    # so that a re-list's unchanged objects (their rows kept) are not
     assert kinds.get("namespace").decode is decoding.generic
+    assert kinds.get("namespace").decode_projects
+    assert kinds.get("replicaset").decode is decoding.generic
+    assert not kinds.get("replicaset").decode_projects
+    assert all(kinds.get(name).decode_projects for name in TYPED)
 
 
 def test_a_typed_object_is_not_projected_again():
