@@ -5,7 +5,8 @@ resourceVersion; a WATCH from that version (with bookmarks) streams the changes;
 ends is resumed from the last version seen; a version that is too old (410 Gone) starts again with
 a LIST; other failures back off, doubling up to ``MAX_BACKOFF``. The watch stream is read by
 Tornado's HTTP client with a streaming callback: no thread per watch. LIST pages are decoded and
-turned into rows in the executor.
+turned into rows in the executor, through the process's bound on such jobs (kubeapi/background.py:
+a re-list of every kind at once must not take the interpreter's lock from the event loop).
 
 The consumer gets ``relist(rows, version, run)`` (a coroutine, awaited; ``run`` runs a function
 in the executor), ``apply(type, row, version)`` and ``state(name)`` calls; ``to_row(obj)`` turns
@@ -48,6 +49,7 @@ from typing import Optional
 import msgspec
 import tornado.httpclient
 
+from dashboard_api.kubeapi.background import BACKGROUND
 from dashboard_api.kubeapi.config import USER_AGENT
 from dashboard_api.kubeapi.watchclient import watch_client
 from dashboard_api.serving.errors import ApiError, from_apiserver
@@ -196,6 +198,11 @@ class Reflector:
                 await asyncio.sleep(wait)
                 backoff = min(MAX_BACKOFF, backoff * 2)
 
+    async def _work(self, fn, *args):
+        """``fn(*args)`` in the cluster's executor, as one of the process's few CPU-bound
+        background jobs at a time (kubeapi/background.py)."""
+        return await BACKGROUND.run(self.cluster.executor.run, fn, *args)
+
     async def list(self):
         """A full chunked LIST; returns its resourceVersion.
 
@@ -223,13 +230,12 @@ class Reflector:
                 raise from_apiserver(response.status, response.data)
             data, response = response.data, None
             # one pass over the page: its metadata, for the next page, and each item's bytes
-            page = await self.cluster.executor.run(_decode_page, data)
+            page = await self._work(_decode_page, data)
             meta, items = page.metadata, page.items or ()
             del data, page
             jobs.append(asyncio.ensure_future(
-                self.cluster.executor.run(_page_rows, items, self.to_row, self.reuse,
-                                          getattr(self.consumer, "paged", None),
-                                          self.decode)))
+                self._work(_page_rows, items, self.to_row, self.reuse,
+                           getattr(self.consumer, "paged", None), self.decode)))
             del items
             if len(jobs) > 2:
                 await asyncio.wait([jobs[-3]])
@@ -323,8 +329,7 @@ class Reflector:
                 del state["lines"][:EVENT_BATCH]
                 state["bytes"] -= sum(map(len, batch))
                 self._make_room(state)
-                events = await self.cluster.executor.run(_event_rows, batch, self.decode,
-                                                         self.to_row)
+                events = await self._work(_event_rows, batch, self.decode, self.to_row)
                 ends = loop.time() + APPLY_SLICE
                 for kind, row, version in events:
                     if kind == "ERROR":

@@ -9,6 +9,7 @@ import asyncio
 import gc
 import json
 import logging
+import time
 
 import tornado.httpserver
 import tornado.netutil
@@ -181,3 +182,67 @@ def test_a_quiet_first_watch_is_caught_up_soon_after_it_began(monkeypatch):
         server.stop()
 
     asyncio.run(scenario())
+
+
+class Paging:
+    """A cluster whose LIST answers ``pages`` pages of ``size`` objects each, and whose
+    executor notes how many jobs run at once (with every other Paging's: ``counts``)."""
+
+    def __init__(self, counts, pages, size):
+        self.counts, self.pages, self.size = counts, pages, size
+        self.executor = self
+
+    def service_handle(self):
+        return self
+
+    async def call(self, method, path, params):
+        at = int(params.get("continue", 0))
+        meta = {"resourceVersion": "7"}
+        if at + 1 < self.pages:
+            meta["continue"] = str(at + 1)
+        items = [{"metadata": {"name": "o%d-%d" % (at, k)}} for k in range(self.size)]
+        data = json.dumps({"metadata": meta, "items": items}).encode()
+        return type("Response", (), {"status": 200, "data": data})()
+
+    async def run(self, fn, *args):
+        self.counts["now"] += 1
+        self.counts["most"] = max(self.counts["most"], self.counts["now"])
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+        finally:
+            self.counts["now"] -= 1
+
+
+class Listing(Consumer):
+    def __init__(self):
+        super().__init__()
+        self.rows = None
+
+    async def relist(self, rows, version, run):
+        self.rows = rows
+
+
+def test_list_pages_of_every_cluster_are_bounded_background_jobs(monkeypatch):
+    """Two clusters' LISTs at once (as every kind's after a forced re-list): their pages'
+    decoding and rows are never more jobs at once than the process's bound, and every row
+    arrives in order."""
+    monkeypatch.setattr(watch, "BACKGROUND", watch.BACKGROUND.__class__(2))
+
+    def slow_row(obj):
+        time.sleep(0.002)
+        return obj["metadata"]["name"]
+
+    async def scenario():
+        counts = {"now": 0, "most": 0}
+        consumers = [Listing() for _ in range(3)]
+        reflectors = [watch.Reflector(Paging(counts, pages=6, size=5), Resource(), slow_row,
+                                      consumer, decode=lambda raw: json.loads(bytes(raw)))
+                      for consumer in consumers]
+        versions = await asyncio.wait_for(
+            asyncio.gather(*(reflector.list() for reflector in reflectors)), WAIT)
+        assert versions == ["7", "7", "7"]
+        for consumer in consumers:
+            assert consumer.rows == ["o%d-%d" % (at, k) for at in range(6) for k in range(5)]
+        return counts["most"]
+
+    assert asyncio.run(scenario()) == 2
