@@ -132,7 +132,8 @@ class Access:
         self._answers = cachetools.TTLCache(size, self.max_age, timer=clock)
         self._rules = cachetools.TTLCache(RULES_ENTRIES, ttl, timer=clock)  # key -> Rules
         # What the API server last said, for its outages: key -> (allowed, clock of the
-        # answer); (identity, group, plural, namespace) -> its 403; identity -> clock.
+        # answer); (identity, group, plural, namespace) -> its 403; identity -> clock of its
+        # last answer (whatever the memory: the credentials the API server has answered).
         self._last = cachetools.LRUCache(size)
         self._refusals = cachetools.LRUCache(size)
         self._seen = cachetools.LRUCache(size)
@@ -225,6 +226,23 @@ class Access:
             key, self._review(identity, handle, _attributes(key), key)))
         task.add_done_callback(_quiet)
 
+    def warm(self, handle, verb, resource, namespace=""):
+        """Starts the review ``allowed`` would make, without waiting for it, when its answer
+        is not known now nor being asked: for a read the request makes a moment later, so that
+        its review runs beside the request's first one rather than after it (lists/fetch.py
+        ``authorize_beside``). That read meets its answer, or its error.
+
+        Only for credentials the API server has answered before (``_seen``): a token nobody
+        has vouched for (a stranger's, a flood of bad ones) costs the API server one review a
+        request, as before, never one for each related read besides."""
+        identity = self.identity(handle)
+        key = (identity, verb, resource.group, resource.plural, namespace, None, None)
+        if identity not in self._seen or key in self._asking or \
+                self._fresh(self._answers.get(key)) is not None or self.away():
+            return
+        task = asyncio.ensure_future(self.allowed(handle, verb, resource, namespace))
+        task.add_done_callback(_quiet)
+
     def known(self, handle, verb, resource, namespace="", name=None, subresource=None):
         """The remembered answer of ``allowed`` (True or False), or None when it must be
         asked: nothing is asked here."""
@@ -286,14 +304,14 @@ class Access:
         """Whether the API server has answered a review of these credentials (within the
         outage memory): who may be told that it is away (handlers/system.py)."""
         when = self._seen.get(identity_key(token or "", tuple(impersonation)))
-        return when is not None and self.clock() - when <= self.memory
+        return self.memory > 0 and when is not None and self.clock() - when <= self.memory
 
     def _keep(self, key, answer, stamp=None, exp=None):
-        self._answers[key] = Answer(answer, self.clock(), stamp, exp)
+        now = self.clock()
+        self._answers[key] = Answer(answer, now, stamp, exp)
+        self._seen[key[0]] = now   # these credentials are the API server's (``knows``, ``warm``)
         if self.memory > 0:
-            now = self.clock()
             self._last[key] = (answer, now)
-            self._seen[key[0]] = now
         self._away = False
 
     def _went_away(self):

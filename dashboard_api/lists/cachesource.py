@@ -90,6 +90,16 @@ class CacheSource:
         store = self.cache.store_of(resource)
         return store is not None and (store.serving() or store.state == SYNCING)
 
+    def authorize_beside(self, fetch, resource, namespaces):
+        """Starts the review a list of ``resource`` in ``namespaces`` will wait for
+        (``_authorized_store``) when its answer is not known, without waiting for it. For one
+        namespace or all only (the web UI's pages): a list may turn out empty or refused and
+        then reads nothing related, so a request of many namespaces (at most MAX_NAMESPACES)
+        must not make a review per namespace for nothing."""
+        names = namespaces.names if resource.namespaced else ()
+        if len(names) <= 1 and self.cached(resource):
+            self.access.warm(fetch.handle, "list", resource, names[0] if names else "")
+
     def answers_at_once(self, fetch, resource, namespaces):
         """Whether a list of ``resource`` in ``namespaces`` is answered from the cache with
         nothing to wait for: its store serves and the caller's right there is remembered (a

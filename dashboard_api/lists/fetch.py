@@ -80,6 +80,25 @@ class Fetch:
         resource = await self.resource(kind)
         return await self.source.get(self, resource, namespace, name)
 
+    async def authorize_beside(self, needs: Iterable[Need]) -> None:
+        """Starts now the reviews the source will make before the list reads ``needs`` (a
+        page's related reads), without waiting for them: they run beside the main read's own
+        review, so a page whose answers are not known (a caller's first, or one after they
+        expired) waits for one round of reviews, not two in a row. Only discovery is awaited
+        (remembered: nothing waits in the common case, every answer known); what goes wrong is
+        met by the reads themselves."""
+        beside = getattr(self.source, "authorize_beside", None)
+        if beside is None:
+            return
+        for need in needs:
+            if need.name is not None:
+                continue
+            try:
+                resource = await self.resource(self._kind_of(need))
+            except ApiError:
+                continue
+            beside(self, resource, need.namespaces)
+
     async def usable_namespaces(self, kind: Any, verb: str = "list",
                                 by_name: bool = False) -> list[str]:
         """The namespaces where the caller may ``verb`` the kind (``by_name``: the object named

@@ -119,6 +119,7 @@ class Pipeline:
 
     async def _answer(self, fetch, kind, namespaces, query, held, page):
         asked = namespaces if kind.namespaced else ALL
+        await fetch.authorize_beside(standard_needs(kind.list_needs, asked))
         rows, namespaces = await self._rows(fetch, kind, namespaces)
         rel = await self._related(fetch, kind, rows, namespaces)
         tag, proofs = await self._made(fetch, kind, rows, namespaces, query, rel)
@@ -142,6 +143,8 @@ class Pipeline:
         """(the validator of the page ``answer`` would give now, its rows), the caller
         authorized as for the page but nothing of the page built: what a subscription to the
         list compares (live/). Raises what the list would."""
+        await fetch.authorize_beside(
+            standard_needs(kind.list_needs, namespaces if kind.namespaced else ALL))
         rows, namespaces = await self._rows(fetch, kind, namespaces)
         rel = await self._related(fetch, kind, rows, namespaces)
         return (await self._made(fetch, kind, rows, namespaces, query, rel))[0], rows

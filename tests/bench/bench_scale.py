@@ -118,6 +118,7 @@ SEARCHES = {"name": "app-00012", "status": "status:crash",
             "combined": "app-0000 label:app.kubernetes.io/part-of=bench status:running",
             "label": "label:app=app-00012"}
 SEARCH_RATE = 10.0   # searches a second beside the 64 clients
+RELIST_GAP = 20.0   # seconds between two forced re-lists (--relists): heap trimmed, indexes built
 # The pages the web UI opens first and the sorts it offers (its columns; created, first and last
 # seen as it sends them), asked right after /readyz says ready (issue #41: ready means ready):
 # kind -> [(sortBy, namespace or "")]. The newest-first pages come first, all namespaces and one.
@@ -869,7 +870,12 @@ def fresh_beside(gw, standin, directory, budget, flags=(), tree=None):
 
 
 def after_410(gw, standin, budget, watchers=8):
-    """A forced 410; the next page; pages by ``watchers`` clients until the re-list is done."""
+    """A forced 410; the next page (a new caller's); pages by ``watchers`` clients until the
+    re-list is done. The clients are users at work when the 410 comes: each has had a page
+    before it (a re-list is met by the people already using the gateway; a new caller's first
+    page in the re-list's first second is the next page's figure)."""
+    for k in range(watchers):
+        page(pool(), gw, "relist-%d" % k, "creation")
     before = standin.stats()
     restarts = gateway_restarts(gw)
     standin.admin("expire")
@@ -1016,6 +1022,11 @@ def run_rate(standin, rate, args, directory, reference, reference_cpu_s=None):
             log("events held: %s" % out["events_held"])
         out["after_410"] = after_410(gw, standin, args.budget, watchers=2 if quick else 8)
         log("after 410: %s" % out["after_410"])
+        for _ in range(args.relists - 1):   # more samples of a re-list's worst page
+            time.sleep(RELIST_GAP)
+            out.setdefault("more_410", []).append(
+                after_410(gw, standin, args.budget, watchers=2 if quick else 8))
+            log("after 410 again: %s" % out["more_410"][-1])
         phase("relist")
         if args.soak_seconds:
             out["soak"] = soak(gw, standin, args.soak_seconds, directory, args.budget,
@@ -1180,6 +1191,10 @@ def table(result):
             r["after_410"]["relist_s"], r["after_410"]["max_ms"],
             r["after_410"]["errors"] or "none", r["after_410"]["standin_list_pages"],
             r["after_410"]["standin_list_mib"]))
+    if any(r.get("more_410") for r in rates):
+        row("further forced re-lists, %s s apart: re-list; pages meanwhile max" % RELIST_GAP,
+            lambda r: ", ".join("%s s; %s ms" % (a["relist_s"], a["max_ms"])
+                                for a in r.get("more_410", ())))
     if any(r.get("soak") for r in rates):
         row("soak: seconds; RSS start -> end; growth in the last half (after the re-list at "
             "half time)", lambda r: "%s s; %s -> %s MiB; %+d MiB" % (
@@ -1250,6 +1265,9 @@ def main(argv=None):
     parser.add_argument("--search", action="store_true",
                         help="also measure GET /api/v1/search (issue #38): each query back to "
                              "back, per kind, and beside the 64 clients")
+    parser.add_argument("--relists", type=int, default=1,
+                        help="forced re-lists of every kind, one after the other (each one's "
+                        "slowest page is reported)")
     parser.add_argument("--soak-seconds", type=float, default=0,
                         help="after the other phases, this long at the churn rate with 8 "
                              "clients paging and a forced re-list at half time, RSS sampled "

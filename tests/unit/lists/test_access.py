@@ -238,3 +238,66 @@ def test_without_a_stamp_answers_last_the_ttl_whatever_the_max_age():
     asyncio.run(access.allowed(handle, "list", pods, "a"))
     now[0] = 5.5
     assert access.known(handle, "list", pods, "a") is None and access.max_age == 5.0
+
+
+class _Slow(_Handle):
+    """A reviewer that answers after a while, noting how many reviews are under way at once."""
+
+    def __init__(self):
+        super().__init__()
+        self.running = self.most = 0
+
+    async def can_i(self, **attributes):
+        self.asked.append(attributes)
+        self.running += 1
+        self.most = max(self.most, self.running)
+        await asyncio.sleep(0.01)
+        self.running -= 1
+        return True
+
+
+def test_warm_starts_the_review_a_read_will_wait_for_and_nothing_else():
+    """A read's review started early (``warm``) is the one the read then joins: the page's
+    reviews run together, and nothing is asked twice or when the answer is known."""
+    access, handle = Access(), _Slow()
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+    events = Resource("", "v1", "events", "Event", True, ())
+
+    async def scenario():
+        assert await access.allowed(handle, "list", pods, "a") is True   # credentials answered
+        access.warm(handle, "list", events, "b")
+        access.warm(handle, "list", events, "b")   # being asked: not again
+        assert await access.allowed(handle, "list", pods, "b") is True   # the list's own
+        assert await access.allowed(handle, "list", events, "b") is True  # joins the early one
+        assert len(handle.asked) == 3 and handle.most == 2
+        access.warm(handle, "list", events, "b")   # known: nothing asked
+        await asyncio.sleep(0.02)
+        assert len(handle.asked) == 3
+    asyncio.run(scenario())
+    assert access.misses == 3
+
+
+def test_warm_asks_nothing_for_credentials_the_api_server_never_answered():
+    """A stranger's token (a flood of bad ones) costs one review a request, as before: its
+    related reads are not reviewed early, each for nothing."""
+    access, handle = Access(), _Slow()
+    events = Resource("", "v1", "events", "Event", True, ())
+
+    async def scenario():
+        access.warm(handle, "list", events, "a")
+        await asyncio.sleep(0.02)
+    asyncio.run(scenario())
+    assert handle.asked == []
+
+
+def test_warm_asks_nothing_while_the_api_server_is_away():
+    access, handle = Access(), _Slow()
+    pods = Resource("", "v1", "pods", "Pod", True, ())
+
+    async def scenario():
+        await access.allowed(handle, "list", pods, "a")
+        access._away = True
+        access.warm(handle, "list", pods, "b")
+        await asyncio.sleep(0.02)
+    asyncio.run(scenario())
+    assert len(handle.asked) == 1

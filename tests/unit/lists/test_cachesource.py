@@ -19,6 +19,8 @@ class Flag:
 
 
 class Store:
+    state = "unavailable"   # when not serving: the service may not list it
+
     def __init__(self, serving):
         self._serving = serving
 
@@ -79,3 +81,31 @@ def test_a_store_not_serving_or_not_cached_is_not_answered_at_once():
     assert not source(known, {}).answers_at_once(Fetch(), PODS, Namespaces(("a",)))
     assert not source(known, registered=False).answers_at_once(
         Fetch(), PODS, Namespaces(("a",)))
+
+
+class Warming(Access):
+    def __init__(self):
+        super().__init__({})
+        self.warmed = []
+
+    def warm(self, handle, verb, resource, namespace=""):
+        self.warmed.append((verb, resource.plural, namespace))
+
+
+def test_authorize_beside_starts_the_reviews_of_a_cached_list_only():
+    """lists/fetch.py Fetch.authorize_beside: the review a related read of the cache will
+    wait for starts early, for one namespace or all (cluster-wide for a cluster-scoped kind);
+    not for many namespaces (the list may read nothing related: a review each for nothing);
+    a kind passed through is authorized by the API server on its own LIST: nothing."""
+    access = Warming()
+    cached = CacheSource(Cache({"pods": Store(True), "nodes": Store(True)}), Fallback(access))
+    cached.authorize_beside(Fetch(), PODS, Namespaces(("a",)))
+    cached.authorize_beside(Fetch(), PODS, ALL)
+    cached.authorize_beside(Fetch(), NODES, Namespaces(("a", "b")))
+    cached.authorize_beside(Fetch(), PODS, Namespaces(("a", "b")))
+    assert access.warmed == [("list", "pods", "a"), ("list", "pods", ""),
+                             ("list", "nodes", "")]
+    passed = CacheSource(Cache({"pods": Store(False)}), Fallback(Warming()))
+    passed.authorize_beside(Fetch(), PODS, ALL)
+    passed.authorize_beside(Fetch(), NODES, ALL)
+    assert passed.access.warmed == []

@@ -70,3 +70,35 @@ def test_the_others_are_read_concurrently_and_a_kind_not_served_reads_as_empty()
     assert result["pods"] == ["pod"] and result["events"] == result["events2"] == ["event"]
     assert result["gone"] == []
     assert source.most_running == 2
+
+
+class Discovery:
+    async def resolve(self, handle, group, plural, versions=()):
+        for resource in (PODS, EVENTS):
+            if resource.plural == plural:
+                return resource
+        raise ApiError(404, "the server could not find the requested resource")
+
+
+class Beside:
+    """A source that notes the reads whose reviews are started early."""
+
+    def __init__(self):
+        self.beside = []
+
+    def authorize_beside(self, fetch, resource, namespaces):
+        self.beside.append((resource.plural, namespaces))
+
+
+def test_authorize_beside_starts_the_list_reads_reviews_without_a_step():
+    source = Beside()
+    cluster = type("Cluster", (), {"discovery": Discovery()})()
+    fetch = Fetch(None, cluster, source)
+    needs = [Need("events", "event", ALL), Need("owner", "pod", ALL, name="p"),
+             Need("gone", type("Kind", (), {"group": "x", "plural": "gones",
+                                           "versions": ()})(), ALL)]
+    _, steps = steps_taken(fetch.authorize_beside(needs))
+    assert steps == 0   # nothing waited for: the reviews run in the background
+    assert source.beside == [("events", ALL)]   # not the object read, nor a kind not served
+    # a source that authorizes nothing itself (the pass-through: the API server does)
+    assert steps_taken(Fetch(None, cluster, Source()).authorize_beside(needs))[1] == 0

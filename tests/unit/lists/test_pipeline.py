@@ -118,3 +118,42 @@ def test_a_refused_related_read_is_the_metrics_warning():
     assert page[0]["metrics"] is None
     assert envelope["warning"] == ("the pods of these replicaset objects cannot be read: "
                                    "pods is forbidden")
+
+
+def test_a_pages_related_reads_are_authorized_beside_its_own_rows():
+    """A page whose answers are not known waits for one round of reviews: the related reads'
+    reviews (the pods' events) start before the list's own rows are read and authorized
+    (lists/fetch.py ``authorize_beside``), not after them."""
+    from dashboard_api.kubeapi.discovery import Resource
+    from dashboard_api.lists.pipeline import Pipeline
+    from dashboard_api.query.reads import ALL
+
+    served = {r.plural: r for r in (Resource("", "v1", "pods", "Pod", True, ()),
+                                    Resource("", "v1", "events", "Event", True, ()))}
+
+    class Discovery:
+        async def resolve(self, handle, group, plural, versions=()):
+            return served[plural]
+
+    class Source:
+        def __init__(self):
+            self.seen = []
+
+        def authorize_beside(self, fetch, resource, namespaces):
+            self.seen.append(("beside", resource.plural))
+
+        async def rows(self, fetch, kind, resource, namespaces):
+            self.seen.append(("rows", resource.plural))
+            raise ApiError(404, "stop here")
+
+    source = Source()
+    pipeline = Pipeline(source)
+    fetch = pipeline.fetch(type("Handle", (), {"token": "t", "impersonation": None})(),
+                           type("Cluster", (), {"discovery": Discovery()})())
+    with pytest.raises(ApiError):
+        run(pipeline.list_kind(fetch, kinds.get("pod"), ALL, Query()))
+    assert source.seen == [("beside", "events"), ("rows", "pods")]
+    source.seen.clear()
+    with pytest.raises(ApiError):   # a live page's subscription compares the same road
+        run(pipeline.validator(fetch, kinds.get("pod"), ALL, Query()))
+    assert source.seen == [("beside", "events"), ("rows", "pods")]
