@@ -71,3 +71,42 @@ def test_a_store_cut_for_silence_is_stale_since_it_last_heard():
     assert store.staleness() == 11.0
     store.set_state(SYNCED)
     assert store.staleness() == 0.0
+
+
+class Body:
+    """A urllib3 response whose body is ``size`` bytes, given ``read1`` at a time."""
+
+    connection = None
+
+    def __init__(self, size):
+        self.left = size
+        self.released = False
+
+    def read1(self, size):
+        size = min(size, self.left)
+        self.left -= size
+        return b"x" * size
+
+    def close(self):
+        pass
+
+    def release_conn(self):
+        self.released = True
+
+
+def test_a_body_is_read_whole_at_the_cost_of_one_copy():
+    """A LIST page (4 MB of heavy pods) costs its own size while it arrives, not its chunks
+    and their join besides (a re-list's pages are its memory peak: issue #41)."""
+    import tracemalloc
+    size = 4 << 20
+    for small in (0, 1, 65536, 65537):
+        assert deadlines.read_body(Body(small), deadlines.Deadline(5, 5)) == b"x" * small
+    response = Body(size)
+    tracemalloc.start()
+    try:
+        body = deadlines.read_body(response, deadlines.Deadline(5, 5))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(body) == size and response.released
+    assert peak < size * 1.25   # a list of chunks and their join: twice the size
