@@ -246,3 +246,36 @@ def test_list_pages_of_every_cluster_are_bounded_background_jobs(monkeypatch):
         return counts["most"]
 
     assert asyncio.run(scenario()) == 2
+
+
+class Hung(Paging):
+    """A cluster that answers its first LIST page, then never answers again."""
+
+    async def call(self, method, path, params):
+        if params.get("continue"):
+            await asyncio.Event().wait()
+        return await super().call(method, path, params)
+
+
+def test_a_cluster_that_stops_answering_holds_no_background_slot(monkeypatch):
+    """The bound is every cluster's (kubeapi/background.py), so a cluster whose API server
+    hangs mid-LIST must hold none of it: its fetch waits outside the bound, and another
+    cluster's LIST goes on, even with a single slot."""
+    monkeypatch.setattr(watch, "BACKGROUND", watch.BACKGROUND.__class__(1))
+
+    async def scenario():
+        counts = {"now": 0, "most": 0}
+        hung = watch.Reflector(Hung(counts, pages=6, size=5), Resource(), lambda o: o,
+                               Listing(), decode=lambda raw: json.loads(bytes(raw)))
+        stuck = asyncio.ensure_future(hung.list())
+        await asyncio.sleep(0.05)   # its first page made into rows; its second never comes
+        healthy = Listing()
+        other = watch.Reflector(Paging(counts, pages=6, size=5), Resource(),
+                                lambda obj: obj["metadata"]["name"], healthy,
+                                decode=lambda raw: json.loads(bytes(raw)))
+        assert await asyncio.wait_for(other.list(), WAIT) == "7"
+        assert len(healthy.rows) == 30 and not stuck.done()
+        stuck.cancel()
+        await asyncio.gather(stuck, return_exceptions=True)
+
+    asyncio.run(scenario())
