@@ -2,6 +2,7 @@
 
 import copy
 import json
+import tracemalloc
 
 import msgspec
 from hypothesis import given, settings, strategies as st
@@ -247,3 +248,35 @@ def test_a_listed_record_shares_the_parts_of_the_one_made_before_it_through_the_
     assert len({id(r.obj["spec"]["containers"]) for r in rows}) == 4   # one per image
     resources = {id(c["resources"]) for r in rows for c in r.obj["spec"]["containers"]}
     assert len(resources) == 1
+
+
+def test_a_records_own_maps_share_their_keys(monkeypatch):
+    """Issue #41: the maps a record keeps for itself (its top level, metadata and spec here:
+    each holds a unique value) and the new maps of the pool are compact (cache/compact.py),
+    their bytes unchanged. Fails with records of plain dicts."""
+    kind = kinds.get("pod")
+    items = [msgspec.json.encode(_pod(i, image="nginx:1.%d" % (i % 7), ready=str(i % 3 == 0)))
+             for i in range(300)]
+
+    def listed():
+        cached = Cached(kind, None)
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            rows = watch._page_rows(items, cached.to_row, decode=kind.decode)
+            monkeypatch.setattr(slim, "_pool", {})   # only what the records hold is counted
+            monkeypatch.setattr(slim, "_keys", {})
+            monkeypatch.setattr(slim, "_labels", {})
+            cached._last = None
+            return rows, tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+
+    listed()   # the layouts made (a class each, once for the process), then counted without
+    rows, compacted = listed()
+    assert [json.dumps(r.obj) for r in rows] == \
+        [json.dumps(slim.slim(kind, kind.decode(b))) for b in items]
+    monkeypatch.setattr(slim, "compact", lambda mapping: mapping)
+    plain_rows, plain = listed()
+    assert [r.obj for r in plain_rows] == [r.obj for r in rows]
+    assert compacted < 0.9 * plain

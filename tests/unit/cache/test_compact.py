@@ -1,0 +1,84 @@
+"""Issue #41: a record's maps share their keys with every map of the same layout, and are in
+every other way the dicts they were."""
+
+import copy
+import json
+import sys
+import tracemalloc
+
+import msgspec
+import pytest
+
+from dashboard_api.cache import compact as compacting
+from dashboard_api.cache.compact import compact
+
+META = {"name": "web-1", "namespace": "default", "uid": "0f9e", "resourceVersion": "7",
+        "creationTimestamp": "2026-11-30T00:00:00Z", "generateName": "web-",
+        "labels": {"app": "web"}, "annotations": {"cni.projectcalico.org/podIP": "10.1.0.7/32"},
+        "ownerReferences": [{"kind": "ReplicaSet", "name": "web"}]}
+
+
+@pytest.fixture(autouse=True)
+def _own_layouts(monkeypatch):
+    monkeypatch.setattr(compacting, "_layouts", {})
+
+
+@pytest.mark.parametrize("size", [1, 3, 5, 6, 9])
+def test_a_compact_map_is_the_same_dict_and_smaller(size):
+    mapping = dict(list(META.items())[:size])
+    out = compact(dict(mapping))
+    assert type(out) is dict and out == mapping
+    assert list(out) == list(mapping) and list(out.values()) == list(mapping.values())
+    assert json.dumps(out) == json.dumps(mapping)
+    assert msgspec.json.encode(out) == msgspec.json.encode(mapping)
+    assert all(out[key] is value for key, value in mapping.items())
+    assert copy.deepcopy(out) == mapping and dict(out) == mapping
+    compacted = _bytes(lambda: compact(dict(mapping)))
+    assert compacted < _bytes(lambda: {key: value for key, value in mapping.items()})
+
+
+def _bytes(make, count=500):
+    """Bytes a map made by ``make`` holds, over ``count`` of them (a compact map's keys are
+    shared: ``sys.getsizeof`` counts a share of them)."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        maps = [make() for _ in range(count)]
+        return (tracemalloc.get_traced_memory()[0] - before - sys.getsizeof(maps)) / count
+    finally:
+        tracemalloc.stop()
+
+
+def test_maps_of_one_layout_share_one_class_and_others_get_their_own():
+    first, second = compact(dict(META)), compact(dict(META, name="web-2"))
+    assert first["name"] == "web-1" and second["name"] == "web-2"
+    other = compact({"b": 1, "a": 2})
+    assert list(other) == ["b", "a"]
+    assert len(compacting._layouts) == 2
+    compact({"a": 2, "b": 1})   # the same keys in another order: another layout
+    assert len(compacting._layouts) == 3
+
+
+def test_a_compact_map_written_to_stays_right():
+    out = compact(dict(META))
+    out["extra"] = 1
+    out["name"] = "renamed"
+    del out["uid"]
+    assert out == dict({k: v for k, v in META.items() if k != "uid"}, name="renamed", extra=1)
+    assert compact(dict(META)) == META   # the layout is unharmed
+
+
+def test_what_cannot_be_compacted_is_kept_as_it_is(monkeypatch):
+    assert compact({}) == {}
+    many = {"k%d" % i: i for i in range(compacting.MAX_KEYS + 1)}
+    assert compact(many) is many
+    numbered = {1: "a", "b": 2}
+    assert compact(numbered) is numbered
+    assert not compacting._layouts
+    monkeypatch.setattr(compacting, "LAYOUTS", 2)
+    compact({"a": 1})
+    compact({"b": 1})
+    third = {"c": 1}
+    assert compact(third) is third   # a layout past the bound: a plain dict
+    assert len(compacting._layouts) == 2
+    assert compact({"a": 5}) == {"a": 5} and compact({"a": 5}) is not None
