@@ -17,7 +17,7 @@ near its 400 MiB bound; cache/slim.py calls this).
 Bounded: at most ``LAYOUTS`` layouts (each one a class and its keys, ~2.5 KB: ~5 MiB in
 all, a layout paying for itself after some twenty maps); a map of a layout met after that, of
 more than ``MAX_KEYS`` keys (CPython shares at most 30), or with a key that is not a string
-stays a plain dict. Writing a key a compact dict does not have makes it a plain dict again
+or starts with ``__`` stays a plain dict. Writing a key a compact dict does not have makes it a plain dict again
 (CPython does it), so a record is compacted only once made: records never change
 (cache/store.py).
 """
@@ -35,7 +35,7 @@ def compact(mapping):
     layout = tuple(mapping)
     made = _layouts.get(layout)
     if made is None:
-        if len(_layouts) >= LAYOUTS or any(type(key) is not str for key in layout):
+        if len(_layouts) >= LAYOUTS or not all(_plain(key) for key in layout):
             return mapping
         # workers make records at once: two classes for one layout is harmless
         made = _layouts.setdefault(layout, _layout(layout))
@@ -43,6 +43,13 @@ def compact(mapping):
     for key, value in mapping.items():
         out[key] = value
     return out
+
+
+def _plain(key):
+    """Whether ``key`` can be an attribute of a layout's first instance: a string, and not a
+    name Python gives a meaning (``__class__`` or ``__dict__`` would fail; a custom resource's
+    spec may hold any key)."""
+    return type(key) is str and not key.startswith("__")
 
 
 def _layout(keys):

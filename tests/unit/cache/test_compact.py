@@ -74,11 +74,17 @@ def test_what_cannot_be_compacted_is_kept_as_it_is(monkeypatch):
     assert compact(many) is many
     numbered = {1: "a", "b": 2}
     assert compact(numbered) is numbered
+    for name in ("__class__", "__dict__", "__init__"):   # a custom resource's spec may hold any
+        odd = {"a": 1, name: 2}
+        assert compact(odd) is odd
     assert not compacting._layouts
+    assert list(compact({"": 1, "a b": 2, "a.b/c": 3})) == ["", "a b", "a.b/c"]
+    compacting._layouts.clear()
     monkeypatch.setattr(compacting, "LAYOUTS", 2)
     compact({"a": 1})
     compact({"b": 1})
     third = {"c": 1}
     assert compact(third) is third   # a layout past the bound: a plain dict
     assert len(compacting._layouts) == 2
-    assert compact({"a": 5}) == {"a": 5} and compact({"a": 5}) is not None
+    known = {"a": 5}
+    assert compact(known) == known and compact(known) is not known   # a layout already made
