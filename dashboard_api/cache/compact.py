@@ -17,9 +17,9 @@ near its 400 MiB bound; cache/slim.py calls this).
 Bounded: at most ``LAYOUTS`` layouts (each one a class and its keys, ~2.5 KB: ~5 MiB in
 all, a layout paying for itself after some twenty maps); a map of a layout met after that, of
 more than ``MAX_KEYS`` keys (CPython shares at most 30), or with a key that is not a string
-or starts with ``__`` stays a plain dict. Writing a key a compact dict does not have makes it a plain dict again
-(CPython does it), so a record is compacted only once made: records never change
-(cache/store.py).
+or starts with ``__`` stays a plain dict. Writing a key a compact dict does not have makes it
+a plain dict again (CPython does it), so a record is compacted only once made: records never
+change (cache/store.py).
 """
 
 LAYOUTS = 2048
