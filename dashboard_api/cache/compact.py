@@ -17,10 +17,13 @@ near its 400 MiB bound; cache/slim.py calls this).
 Bounded: at most ``LAYOUTS`` layouts (each one a class and its keys, ~2.5 KB: ~5 MiB in
 all, a layout paying for itself after some twenty maps); a map of a layout met after that, of
 more than ``MAX_KEYS`` keys (CPython shares at most 30), or with a key that is not a string
-or starts with ``__`` stays a plain dict. Writing a key a compact dict does not have makes it
+or starts with ``__`` stays a plain dict, its keys interned (one copy of each key, as every
+record's metadata and annotations had before compact maps). Writing a key a compact dict does not have makes it
 a plain dict again (CPython does it), so a record is compacted only once made: records never
 change (cache/store.py).
 """
+
+from sys import intern
 
 LAYOUTS = 2048
 MAX_KEYS = 30
@@ -28,21 +31,31 @@ _layouts = {}
 
 
 def compact(mapping):
-    """A dict equal to ``mapping``, in its order, sharing its keys with every map of its layout
-    (``mapping`` itself when it cannot: see the module's bounds)."""
-    if not mapping or len(mapping) > MAX_KEYS:
+    """A dict equal to ``mapping``, in its order, sharing its keys with every map of its layout;
+    when it cannot (see the module's bounds), a plain dict whose keys are interned (``mapping``
+    itself when they are already): its keys still one copy each."""
+    if not mapping:
         return mapping
     layout = tuple(mapping)
     made = _layouts.get(layout)
     if made is None:
-        if len(_layouts) >= LAYOUTS or not all(_plain(key) for key in layout):
-            return mapping
+        if len(layout) > MAX_KEYS or len(_layouts) >= LAYOUTS or \
+                not all(_plain(key) for key in layout):
+            return _interned(mapping)
         # workers make records at once: two classes for one layout is harmless
         made = _layouts.setdefault(layout, _layout(layout))
     out = made().__dict__
     for key, value in mapping.items():
         out[key] = value
     return out
+
+
+def _interned(mapping):
+    """``mapping`` with its string keys interned: ``mapping`` itself when each key is the
+    interned copy (a key met first becomes it), else a new dict."""
+    if all(type(key) is not str or intern(key) is key for key in mapping):
+        return mapping
+    return {intern(key) if type(key) is str else key: value for key, value in mapping.items()}
 
 
 def _plain(key):

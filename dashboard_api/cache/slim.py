@@ -13,6 +13,7 @@ often the largest part of it). Secrets are never cached; when listed through the
 are slimmed like any other object.
 """
 
+from itertools import repeat
 from sys import intern
 
 from msgspec.json import encode as _json
@@ -28,22 +29,18 @@ def _interned(mapping):
             for k, v in mapping.items()}
 
 
-def metadata(meta, pooled=False):
+def metadata(meta):
     """``meta`` without managedFields and the last-applied annotation, its short strings
-    interned. ``pooled``: the record goes on to ``pooled`` (the watch cache), which shares
-    values through its pools and interns a label map when its pool first meets it: only the
-    annotations' keys are interned here (an object's own annotations, a pod IP among them,
-    keep them, not the pool), not every label and value of every object again (issue #41:
-    a tenth of a listed pod's record)."""
+    interned: a new dict, ``meta`` unchanged (the pass-through road's, whose records are not
+    pooled)."""
     if not meta:
         return meta
     out = {intern(k): v for k, v in meta.items() if k != "managedFields"}
     annotations = out.get("annotations")
     if annotations:
-        out["annotations"] = {intern(k): v for k, v in annotations.items()
-                              if k != LAST_APPLIED} if pooled else \
-            _interned({k: v for k, v in annotations.items() if k != LAST_APPLIED})
-    if out.get("labels") and not pooled:
+        out["annotations"] = _interned({k: v for k, v in annotations.items()
+                                        if k != LAST_APPLIED})
+    if out.get("labels"):
         out["labels"] = _interned(out["labels"])
     if out.get("namespace"):
         out["namespace"] = intern(out["namespace"])
@@ -65,12 +62,27 @@ def slim_all(spec, objects):
 
 def record(obj):
     """The slim record of an object already projected (by its kind's typed decoder, or
-    Kind.slim): ``obj`` itself, its metadata slimmed. The watch cache's road, where the object
-    is its own and the record goes on to ``pooled``."""
+    Kind.slim): ``obj`` itself, managedFields and the last-applied annotation taken out of its
+    metadata in place. The watch cache's road: the object is the worker's own, decoded for this
+    record, and goes on to ``pooled``, which shares its values through the pools and copies
+    every map it keeps into a compact map, whose keys are its layout's (cache/compact.py): no
+    copy of the metadata and annotations is made here, nor any key interned (issue #41: both
+    were done again for every object, and ``pooled`` copies them anyway)."""
     meta = obj.get("metadata")
-    if meta is not None:
-        obj["metadata"] = metadata(meta, pooled=True)
+    if meta:
+        _object(meta).pop("managedFields", None)
+        annotations = meta.get("annotations")
+        if annotations:
+            _object(annotations).pop(LAST_APPLIED, None)
     return obj
+
+
+def _object(value):
+    """``value`` when it is an object (a dict); else the error ``metadata`` raises on it, so
+    that both roads fail an object alike (tests/unit/kinds/test_decoding.py)."""
+    if type(value) is not dict:
+        raise AttributeError("%r object has no attribute 'items'" % type(value).__name__)
+    return value
 
 
 # --- one copy of each repeated value in the cache (issue #19) --------------------------------
@@ -260,23 +272,24 @@ def _shared_dict(mapping, pool, unique, prev=_NONE):
 # same way but larger: at most LABEL_MAPS maps (~13 MiB when every map is unique).
 LABEL_MAPS = 1 << 16
 _labels = {}
+_STRINGS = repeat(str)
 
 
 def _shared_labels(mapping, pool, prev=_NONE):
     """``_shared_dict`` of a label map (strings only, else as any map), from ``_labels``."""
     global _labels
+    if type(prev) is dict and prev == mapping and all(map(isinstance, prev.values(), _STRINGS)):
+        return prev, False   # strings only: equal is the same JSON (most pods: their neighbour's)
     key = []
     for name, value in mapping.items():
         if type(value) is not str:
             return _shared_dict(mapping, pool, UNIQUE, prev)
         key.append(name)
         key.append(value)
-    if type(prev) is dict and prev == mapping:   # strings only: equal is the same JSON
-        return prev, False
     if len(_labels) > LABEL_MAPS:
         _labels = {}
     shared = _labels.get(tuple(key))
-    if shared is None:   # a map met first: its strings interned (metadata(pooled=True))
+    if shared is None:   # a map met first: its strings interned
         shared = compact(_interned(mapping))
         shared = _labels.setdefault(tuple(v for item in shared.items() for v in item), shared)
     return shared, False

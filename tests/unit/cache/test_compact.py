@@ -68,23 +68,42 @@ def test_a_compact_map_written_to_stays_right():
     assert compact(dict(META)) == META   # the layout is unharmed
 
 
-def test_what_cannot_be_compacted_is_kept_as_it_is(monkeypatch):
+def _fresh(text):
+    """A string equal to ``text`` that is not its interned copy."""
+    return "".join(list(text))
+
+
+def _plain_as_interned(mapping):
+    """``compact(mapping)``, checked to be a plain dict (a new one only if some key was not
+    its interned copy) equal to ``mapping`` in its order, each string key interned."""
+    before = {key: value for key, value in mapping.items()}
+    was_interned = all(type(k) is not str or sys.intern(k) is k for k in mapping)
+    out = compact(mapping)
+    assert type(out) is dict and out == before and list(out) == list(before)
+    assert all(type(k) is not str or sys.intern(k) is k for k in out)
+    assert (out is mapping) == was_interned
+    assert not any(layout == tuple(out) for layout in compacting._layouts)
+    return out
+
+
+def test_what_cannot_be_compacted_is_a_plain_dict_of_interned_keys(monkeypatch):
     assert compact({}) == {}
-    many = {"k%d" % i: i for i in range(compacting.MAX_KEYS + 1)}
-    assert compact(many) is many
-    numbered = {1: "a", "b": 2}
-    assert compact(numbered) is numbered
+    sys.intern("k0")
+    many = {_fresh("k%d" % i): i for i in range(compacting.MAX_KEYS + 1)}
+    assert _plain_as_interned(many) is not many   # "k0" was interned already
+    assert _plain_as_interned(_plain_as_interned(many)) is not many
+    _plain_as_interned({1: "a", "b": 2})
     for name in ("__class__", "__dict__", "__init__"):   # a custom resource's spec may hold any
-        odd = {"a": 1, name: 2}
-        assert compact(odd) is odd
+        _plain_as_interned({"a": 1, name: 2})
     assert not compacting._layouts
     assert list(compact({"": 1, "a b": 2, "a.b/c": 3})) == ["", "a b", "a.b/c"]
     compacting._layouts.clear()
     monkeypatch.setattr(compacting, "LAYOUTS", 2)
     compact({"a": 1})
     compact({"b": 1})
-    third = {"c": 1}
-    assert compact(third) is third   # a layout past the bound: a plain dict
+    sys.intern("c")
+    third = _plain_as_interned({_fresh("c"): 1})   # a layout past the bound: a plain dict
+    assert _plain_as_interned(third) is third
     assert len(compacting._layouts) == 2
     known = {"a": 5}
     assert compact(known) == known and compact(known) is not known   # a layout already made
