@@ -18,9 +18,9 @@ Bounded: at most ``LAYOUTS`` layouts (each one a class and its keys, ~2.5 KB: ~5
 all, a layout paying for itself after some twenty maps); a map of a layout met after that, of
 more than ``MAX_KEYS`` keys (CPython shares at most 30), or with a key that is not a string
 or starts with ``__`` stays a plain dict, its keys interned (one copy of each key, as every
-record's metadata and annotations had before compact maps). Writing a key a compact dict does not have makes it
-a plain dict again (CPython does it), so a record is compacted only once made: records never
-change (cache/store.py).
+record's metadata and annotations had before compact maps). Writing a key a compact dict does
+not have makes it a plain dict again (CPython does it), so a record is compacted only once
+made: records never change (cache/store.py).
 """
 
 from sys import intern
@@ -48,6 +48,11 @@ def compact(mapping):
     for key, value in mapping.items():
         out[key] = value
     return out
+
+
+def layouts():
+    """How many layouts there are (the soak's memory report: cache/slim.py ``tables``)."""
+    return len(_layouts)
 
 
 def _interned(mapping):

@@ -18,7 +18,7 @@ from sys import intern
 
 from msgspec.json import encode as _json
 
-from dashboard_api.cache.compact import compact
+from dashboard_api.cache.compact import compact, layouts
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -341,6 +341,14 @@ def pooled(record, previous=None):
 # text of a namespace, a status, a count made for each object. One copy of each string, in a pool
 # of their own (names flow through it too), bounded the same way.
 _texts = {}
+
+
+def tables():
+    """How full the bounded tables of this module and of compact maps are, in entries, for the
+    soak's memory report (the SIGUSR1 test hook, cache/watchcache.py): a soaked gateway fills
+    them more than a fresh one does, and what they hold shows in the soak's growth."""
+    return {"pool_entries": len(_pool), "label_maps": len(_labels), "texts": len(_texts),
+            "layouts": layouts()}
 
 
 def text_pool():

@@ -174,7 +174,8 @@ class WatchCache:
         heap.configure()
         if TEST_HOOKS:   # SIGUSR1: where the memory is, for the benchmark's soak
             asyncio.get_running_loop().add_signal_handler(
-                signal.SIGUSR1, lambda: log.warning("memory: %s", heap.report()))
+                signal.SIGUSR1,
+                lambda: log.warning("memory: %s", dict(heap.report(), **slim.tables())))
         try:
             await self._register()
         finally:

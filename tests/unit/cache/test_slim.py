@@ -92,3 +92,18 @@ def test_the_new_replica_set_is_found_by_the_fingerprint_of_its_template():
     changed = copy.deepcopy(deployment)
     changed["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = "w"
     assert workloads.new_replica_set(changed, records) is None
+
+
+def test_the_tables_say_how_full_they_are(monkeypatch):
+    """The soak's memory report counts the bounded tables a soak fills (cache/watchcache.py's
+    SIGUSR1 test hook): what a soaked gateway holds beyond a fresh one may be theirs."""
+    for name in ("_pool", "_keys", "_labels", "_texts"):
+        monkeypatch.setattr(slim, name, {})
+    assert {key: value for key, value in slim.tables().items() if key != "layouts"} == {
+        "pool_entries": 0, "label_maps": 0, "texts": 0}
+    slim.pooled({"metadata": {"name": "p-1", "labels": {"app": "web"}},
+                 "spec": {"nodeName": "node-1"}})
+    slim.text_pool()("Running", "Running")
+    tables = slim.tables()
+    assert tables["label_maps"] == 1 and tables["texts"] == 1
+    assert tables["pool_entries"] >= 2 and tables["layouts"] >= 2   # node-1; the spec's map
