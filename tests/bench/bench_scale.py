@@ -851,7 +851,8 @@ def fresh_beside(gw, standin, directory, budget, flags=(), tree=None):
     """Splits a soak's growth into the cluster's and the gateway's: a second gateway started
     against the stand-in as the soak left it, ready and asked a page of each sort the soak's
     clients ask (their indexes built, as in the soaked one), its RSS beside the soaked one's at
-    the same moment. What the cluster itself grew (its objects larger or more) is in both;
+    the same moment, and both heap reports (``heap_report``: the allocators, the pools' and
+    layouts' entries). What the cluster itself grew (its objects larger or more) is in both;
     what the soaked gateway holds beyond the fresh one is its own (churned records, the
     allocators, pools, indexes, caches). ``flags``, ``tree``: the soaked gateway's own."""
     fresh = start_gateway(standin, directory, flags, root=tree)
@@ -862,7 +863,9 @@ def fresh_beside(gw, standin, directory, budget, flags=(), tree=None):
             page(http, fresh, "soak-fresh", sort)
         time.sleep(2)
         return {"fresh_rss_mib": round(memory(fresh.proc.pid)[0] or 0),
-                "soaked_rss_mib": round(memory(gw.proc.pid)[0] or 0)}
+                "soaked_rss_mib": round(memory(gw.proc.pid)[0] or 0),
+                # where each one's memory is, the pools' and layouts' entries among it
+                "fresh_heap": heap_report(fresh), "soaked_heap": heap_report(gw)}
     except (RuntimeError, urllib3.exceptions.HTTPError) as exc:   # said; the soak is kept
         return {"error": str(exc)[:200]}
     finally:

@@ -45,6 +45,9 @@ def test_bench_scale_runs_at_300_pods(tmp_path):
     # where the memory is, at the start, before the re-list and at the end (SIGUSR1)
     assert len(soaked["heaps"]) == 3 and all(h and h["pymalloc_arenas"] > 0
                                              for _t, _rss, h in soaked["heaps"])
+    # and how full the bounded tables are, in both gateways (a soak fills them more)
+    assert all(soaked["fresh"][name]["label_maps"] > 0 and soaked["fresh"][name]["layouts"] > 0
+               for name in ("fresh_heap", "soaked_heap"))
 
 
 def test_bench_scale_sidecar_phase_at_300_pods(tmp_path):
