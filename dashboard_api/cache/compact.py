@@ -41,7 +41,7 @@ def compact(mapping):
     if made is None:
         if len(layout) > MAX_KEYS or len(_layouts) >= LAYOUTS or \
                 not all(_plain(key) for key in layout):
-            return _interned(mapping)
+            return _keys_interned(mapping)
         # workers make records at once: two classes for one layout is harmless
         made = _layouts.setdefault(layout, _layout(layout))
     out = made().__dict__
@@ -55,7 +55,7 @@ def layouts():
     return len(_layouts)
 
 
-def _interned(mapping):
+def _keys_interned(mapping):
     """``mapping`` with its string keys interned: ``mapping`` itself when each key is the
     interned copy (a key met first becomes it), else a new dict."""
     if all(type(key) is not str or intern(key) is key for key in mapping):

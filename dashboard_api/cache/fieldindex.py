@@ -54,6 +54,11 @@ class FieldIndex:
         for watcher in self.watchers:
             watcher.added(self, value, row, False)
 
+    def replace(self, old, new, key):
+        """Never in place here (False): a row's place in its list is by its value
+        (cache/indexes.py ``Index.replace``)."""
+        return False
+
     def remove(self, row):
         value = self.value_of.value(row.obj)
         if not value:

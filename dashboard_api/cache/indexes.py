@@ -45,6 +45,24 @@ class Index:
                 for watcher in self.watchers:
                     watcher.removed(self, value, row, not bucket)
 
+    def replace(self, old, new, key):
+        """``new`` (the object of ``old``, changed) in ``old``'s place in its buckets, when it
+        has the same values and no watcher is told (a watcher hears a row out, then in); False,
+        nothing done, otherwise. A removal and an insertion of the same key leave a dummy entry
+        behind, and a bucket churned so grows to twice its rows' table (issue #41's soak: the
+        pods' buckets by controller, +3.8 MiB at 150,000 pods after 720,000 changes)."""
+        if self.watchers:
+            return False
+        values = self.value_of(old.obj)
+        if values != self.value_of(new.obj):
+            return False
+        for value in values:
+            bucket = self.buckets.get(value)
+            if bucket is None or key not in bucket:
+                return False   # then out and in (what was put here is taken out with old)
+            bucket[key] = new
+        return True
+
     def state_of(self, rows, keys):
         """The buckets of ``rows`` (a full LIST's, in the executor), ``keys`` their bucket
         keys (made once for all indexes): a pure function of them."""

@@ -305,8 +305,11 @@ class Store:
     def _put(self, row):
         key = (row.namespace, row.name)
         old = self.rows.get(key)
-        if old is not None:
-            for index in self.indexes.values():
+        bucket = bucket_key(row)
+        indexes = self.indexes.values()
+        if old is not None:   # the indexes that cannot take it in old's place: out, then in
+            indexes = [index for index in indexes if not index.replace(old, row, bucket)]
+            for index in indexes:
                 index.remove(old)
             for watcher in self.watchers:
                 watcher.removed(self, None, old, True)
@@ -319,8 +322,7 @@ class Store:
         self.rows[key] = row
         if old is None and len(self.rows) >= COMPACT_ROWS:
             self._compact()
-        bucket = bucket_key(row)
-        for index in self.indexes.values():
+        for index in indexes:
             index.add(row, bucket)
         for watcher in self.watchers:
             watcher.added(self, None, row, True)

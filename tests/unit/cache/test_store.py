@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from dashboard_api.cache import slim
 from dashboard_api.cache.rows import row_of
 from dashboard_api.cache.store import Store
-from dashboard_api.kinds import table as kinds
+from dashboard_api.kinds import joins, table as kinds
 from dashboard_api.query import properties, rows as query_rows, selectors
 from dashboard_api.query.listquery import Query
 from dashboard_api.summaries.related import Related
@@ -234,3 +234,48 @@ def test_a_store_whose_objects_come_and_go_keeps_its_rows_table_at_its_natural_s
     assert sys.getsizeof(store.rows) <= sys.getsizeof(dict(store.rows))
     assert sorted(store.rows) == [("ns", "e-%05d" % i) for i in range(n, 2 * n)]
     assert [row.name for row in store.scope(())] == ["e-%05d" % i for i in range(n, 2 * n)]
+
+
+def test_an_update_that_keeps_its_buckets_takes_its_place_in_them():
+    """Issue #41's soak: a pod changed (its owner and node the same) was taken out of its
+    controller's bucket and put back, which leaves a dummy entry behind; churned so, each
+    bucket's table doubled. The changed row now takes its place, and the bucket keeps its size;
+    a change of owner still moves it, and an index with watchers still hears it out and in."""
+    kind = kinds.get("pod")
+    heard = []
+
+    class Watcher:
+        def added(self, source, value, row, first):
+            heard.append(("added", value, row.obj["status"]["phase"], first))
+
+        def removed(self, source, value, row, last):
+            heard.append(("removed", value, row.obj["status"]["phase"], last))
+
+        def reset(self):
+            heard.clear()
+
+    store = Store(kind, {"controller": joins.controller, "pending": joins.pending_controller})
+    store.indexes["pending"].watchers.append(Watcher())
+    pods = [row_of(kind, _pod("ns", "p%02d" % i, owner="rs1")) for i in range(20)]
+    store.replace(pods, "1")
+    bucket = store.indexes["controller"].buckets["rs1"]
+    size = sys.getsizeof(bucket)
+    for version in range(200):
+        phase = "Pending" if version % 2 else "Running"
+        store.apply("MODIFIED", row_of(kind, _pod("ns", "p%02d" % (version % 20), owner="rs1",
+                                                  phase=phase)), str(version + 2))
+    assert store.indexes["controller"].buckets["rs1"] is bucket
+    assert sys.getsizeof(bucket) == size
+    assert list(bucket.values()) == [store.rows[("ns", "p%02d" % i)] for i in range(20)]
+    assert [r.name for r in store.indexes["controller"].get("rs1")] == \
+        ["p%02d" % i for i in range(20)]
+    # the watched index: the odd pods pending, each heard in, then out and in when changed
+    assert heard[:2] == [("added", "rs1", "Pending", True), ("added", "rs1", "Pending", False)]
+    assert heard[10:12] == [("removed", "rs1", "Pending", False),
+                            ("added", "rs1", "Pending", False)]
+    assert [r.name for r in store.indexes["pending"].get("rs1")] == \
+        ["p%02d" % i for i in range(1, 20, 2)]
+    store.apply("MODIFIED", row_of(kind, _pod("ns", "p00", owner="rs2")), "300")
+    assert [r.name for r in store.indexes["controller"].get("rs2")] == ["p00"]
+    assert ("ns/", "p00") not in bucket
+    assert len(store.indexes["controller"].buckets["rs1"]) == 19

@@ -2,6 +2,7 @@
 an outcome unknown, what the caller is told, and a body that trickles past its deadline."""
 
 import time
+import tracemalloc
 
 import pytest
 
@@ -97,7 +98,6 @@ class Body:
 def test_a_body_is_read_whole_at_the_cost_of_one_copy():
     """A LIST page (4 MB of heavy pods) costs its own size while it arrives, not its chunks
     and their join besides (a re-list's pages are its memory peak: issue #41)."""
-    import tracemalloc
     size = 4 << 20
     for small in (0, 1, 65536, 65537):
         assert deadlines.read_body(Body(small), deadlines.Deadline(5, 5)) == b"x" * small
