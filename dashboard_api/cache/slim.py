@@ -259,7 +259,7 @@ def _shared_dict(mapping, pool, unique, prev=_NONE):
             same = same and _same_scalar(value, kind, before)
         else:
             same = poolable = False
-    if same:
+    if same and list(prev) == list(mapping):   # equal, and in the same order: the same JSON
         return (_pooled_as(prev, pool), True) if poolable else (prev, False)
     return (_pooled_as(mapping, pool, compact), True) if poolable else (compact(mapping), False)
 
@@ -278,8 +278,10 @@ _STRINGS = repeat(str)
 def _shared_labels(mapping, pool, prev=_NONE):
     """``_shared_dict`` of a label map (strings only, else as any map), from ``_labels``."""
     global _labels
-    if type(prev) is dict and prev == mapping and all(map(isinstance, prev.values(), _STRINGS)):
-        return prev, False   # strings only: equal is the same JSON (most pods: their neighbour's)
+    if type(prev) is dict and prev == mapping and all(map(isinstance, prev.values(), _STRINGS)) \
+            and list(prev) == list(mapping):
+        return prev, False   # strings only, in the same order: the same JSON (most pods: their
+        # neighbour's)
     key = []
     for name, value in mapping.items():
         if type(value) is not str:
