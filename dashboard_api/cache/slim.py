@@ -278,10 +278,10 @@ _STRINGS = repeat(str)
 def _shared_labels(mapping, pool, prev=_NONE):
     """``_shared_dict`` of a label map (strings only, else as any map), from ``_labels``."""
     global _labels
+    # strings only, in the same order: the same JSON (most pods: their neighbour's)
     if type(prev) is dict and prev == mapping and all(map(isinstance, prev.values(), _STRINGS)) \
             and list(prev) == list(mapping):
-        return prev, False   # strings only, in the same order: the same JSON (most pods: their
-        # neighbour's)
+        return prev, False
     key = []
     for name, value in mapping.items():
         if type(value) is not str:
