@@ -279,3 +279,26 @@ def test_an_update_that_keeps_its_buckets_takes_its_place_in_them():
     assert [r.name for r in store.indexes["controller"].get("rs2")] == ["p00"]
     assert ("ns/", "p00") not in bucket
     assert len(store.indexes["controller"].buckets["rs1"]) == 19
+
+
+def test_an_index_whose_buckets_come_and_go_keeps_the_table_a_copy_would_have():
+    """Issue #41's soak: an object's events come and go, and so do their buckets in the index
+    by involved object. Each bucket gone leaves a dummy entry in the index's table, and a table
+    full of them was made again for three times its buckets: twice a copy's size, for good.
+    Now the table is made again at its natural size whenever it grows, and answers the same."""
+    kind = kinds.get("pod")
+    store = Store(kind, {"controller": joins.controller})
+    index = store.indexes["controller"]
+    live = 5000
+    store.replace([row_of(kind, _pod("ns", "p%05d" % i, owner="rs%05d" % i))
+                   for i in range(live)], "1")
+    for i in range(live, 6 * live):   # the oldest pod goes, with its bucket; a new one comes
+        gone = store.rows[("ns", "p%05d" % (i - live))]
+        store.apply("DELETED", gone, str(2 * i))
+        store.apply("ADDED", row_of(kind, _pod("ns", "p%05d" % i, owner="rs%05d" % i)),
+                    str(2 * i + 1))
+    assert len(index.buckets) == live
+    assert sys.getsizeof(index.buckets) == sys.getsizeof(dict(index.buckets))
+    assert [r.name for r in index.get("rs%05d" % (6 * live - 1))] == ["p%05d" % (6 * live - 1)]
+    assert not index.get("rs%05d" % (5 * live - 1))
+    assert sorted(index.buckets) == ["rs%05d" % i for i in range(5 * live, 6 * live)]
