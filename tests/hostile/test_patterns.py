@@ -169,7 +169,8 @@ def test_the_image_reference_pattern_is_fast_on_long_input(attack):
     import time
 
     from dashboard_api.writes import appdeploy
-    started = time.perf_counter()
+    # this thread's CPU time, not the clock's: the suite's fuzzer runs beside it on two cores
+    started = time.thread_time()
     appdeploy.REFERENCE.match(attack)
     appdeploy.REFERENCE.match(attack.upper())
-    assert time.perf_counter() - started < 0.05
+    assert time.thread_time() - started < 0.05

@@ -226,7 +226,13 @@ def test_workload_list_warnings_and_failed_status(cluster, gateway, namespace, a
     [pod] = kube.wait_pods(cluster, ns, "app=broken", 1, phase="Pending")
     kube.event(cluster, ns, "broken.1", kube.involved(pod, "Pod"), "FailedScheduling",
                "nowhere to run", type_="Warning")
-    body = get(gateway, "/api/v1/replicaset/" + ns, admin_token)
+
+    def shown():   # the gateway's cache catches up with the pod and the event a moment later
+        body = get(gateway, "/api/v1/replicaset/" + ns, admin_token)
+        info = [item["podInfo"] for item in body["replicaSets"]]
+        return body if len(info) == 1 and info[0]["pending"] and info[0]["warnings"] else None
+
+    body = cluster.wait_for(shown, timeout=30, what="the pending pod and its warning in the list")
     [item] = body["replicaSets"]
     assert item["podInfo"]["pending"] == 1
     assert [(w["reason"], w["message"]) for w in item["podInfo"]["warnings"]] == [
