@@ -2,15 +2,10 @@
 object (``Index``: a controller's UID, a node name), or, for one field's value, kept sorted for
 the field selectors on it (cache/fieldindex.py); ``Lookup`` reads one within a scope."""
 
-import sys
-
+from dashboard_api.cache import refit
 from dashboard_api.cache.fieldindex import FieldIndex
 from dashboard_api.cache.rows import bucket_key
 from dashboard_api.query.fields import Field
-
-# An index of at least this many buckets is made again when its table just grew past the size a
-# copy would have (``Index._compact``); a smaller one costs too little to matter.
-COMPACT_BUCKETS = 4096
 
 
 class Index:
@@ -24,6 +19,7 @@ class Index:
         self.buckets = {}   # value -> {(namespace + "/", name): Row}
         self.watchers = []  # told of every row added and removed (cache/joined.py)
         self._size = 0      # the buckets' table's bytes when last made at its natural size
+        # (cache/refit.py: buckets come and go, an object's events, the pods not ready)
 
     def add(self, row, key=None):
         """``key``: the row's bucket key (``bucket_key``), when the caller made it already (one
@@ -41,19 +37,7 @@ class Index:
                 bucket[key] = row
                 for watcher in self.watchers:
                     watcher.added(self, value, row, first)
-        if len(self.buckets) >= COMPACT_BUCKETS and sys.getsizeof(self.buckets) > self._size:
-            self._compact()
-
-    def _compact(self):
-        """The buckets' table made again when it just grew. Buckets come and go (an object's
-        events, the pods not ready), each going leaves a dummy entry, and a table full of them
-        is made again for three times its buckets, twice a copy's size: the events' index by
-        involved object +2 MiB at 50,000 events once 45,000 were replaced (issue #41's soak).
-        O(buckets) once a table's worth of new buckets. A reader elsewhere holds the old
-        table whole (its buckets are the same dicts), as it would had it read a moment
-        before."""
-        self.buckets = dict(self.buckets)
-        self._size = sys.getsizeof(self.buckets)
+        self.buckets, self._size = refit.refit(self.buckets, self._size)
 
     def remove(self, row):
         for value in self.value_of(row.obj):
@@ -94,7 +78,7 @@ class Index:
     def swap(self, buckets):
         """A full LIST's buckets in, whole."""
         self.buckets = buckets
-        self._size = sys.getsizeof(buckets)
+        self._size = refit.fitted(buckets)
         for watcher in self.watchers:
             watcher.reset()
 

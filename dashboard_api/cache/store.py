@@ -27,11 +27,10 @@ from __future__ import annotations
 import asyncio
 import bisect
 import collections
-import sys
 import time
 from typing import Any, Iterable
 
-from dashboard_api.cache import relists, tally
+from dashboard_api.cache import refit, relists, tally
 from dashboard_api.cache.heap import freeze_heap
 from dashboard_api.cache.indexes import index_state, make_index
 from dashboard_api.cache.orders import Orders
@@ -46,13 +45,6 @@ RELIST_SLICE = 0.02   # seconds at most a batch holds the loop
 RELIST_TRIES = 3   # executor computations the store changed under; then a plain replace
 
 SYNCING, SYNCED, UNAVAILABLE = "syncing", "synced", "unavailable"
-
-# The rows dict of a store this large is made again at its natural size when it has just
-# grown its table under churn (``_put``): when a dict that lost keys fills its table, CPython
-# sizes the new one for three times its entries, where a dict made from the same rows is
-# sized for one and a half. A store whose objects come and go (events: 200,000, 50 a second)
-# doubled its table once every object had been replaced once (10 -> 20 MiB, issue #41's soak).
-COMPACT_ROWS = 4096
 
 
 class Store:
@@ -71,7 +63,7 @@ class Store:
         self.resource_version = None
         self.events = 0
         self.rows = {}              # (namespace, name) -> Row
-        self._rows_size = 0         # its table's bytes when last made at its natural size
+        self._rows_size = 0         # its table's bytes at its natural size (cache/refit.py)
         self.names = {}             # namespace -> sorted [name]
         self._namespace_order = None   # names' keys in list order, until one comes or goes
         self.indexes = {name: make_index(fn) for name, fn in (indexes or {}).items()}
@@ -158,7 +150,7 @@ class Store:
         previous = [self.rows, self.names, self._tally]   # rows first
         previous += [index_state(index) for index in self.indexes.values()]
         self.rows = rows
-        self._rows_size = sys.getsizeof(rows)
+        self._rows_size = refit.fitted(rows)
         self.names = names
         self._namespace_order = None
         for name, index in self.indexes.items():
@@ -320,21 +312,12 @@ class Store:
                 self._namespace_order = None
             bisect.insort(names, row.name)
         self.rows[key] = row
-        if old is None and len(self.rows) >= COMPACT_ROWS:
-            self._compact()
+        if old is None:   # a new key: the table may have grown (objects come and go)
+            self.rows, self._rows_size = refit.refit(self.rows, self._rows_size)
         for index in indexes:
             index.add(row, bucket)
         for watcher in self.watchers:
             watcher.added(self, None, row, True)
-
-    def _compact(self):
-        """``rows`` made again when its table just grew (a copy sizes it for its entries):
-        O(n) once a table's worth of new keys, ~18 ms at 200,000 rows; readers hold whole
-        dicts (never a view across a change), so the old one is simply let go."""
-        size = sys.getsizeof(self.rows)
-        if size > self._rows_size:
-            self.rows = dict(self.rows)
-            self._rows_size = sys.getsizeof(self.rows)
 
     def _delete(self, namespace, name):
         old = self.rows.pop((namespace, name), None)
