@@ -78,15 +78,19 @@ class Probe:
     def worst(self, which="healthz"):
         return max(self.samples[which], default=0.0)
 
-    def assert_responsive(self, max_seconds=1.0):
+    def assert_responsive(self, max_seconds=1.0, list_seconds=None):
         """Every probe answered 200 within `max_seconds` (plus the test process's own worst
-        scheduling delay meanwhile), and there were some of each."""
+        scheduling delay meanwhile), and there were some of each. `list_seconds`: the list's
+        own bound, when its road is longer than the gateway's (a pass-through gateway's list
+        is the API server's LIST, another process on the same loaded machine, whose delays
+        the probe's own lag does not measure); `max_seconds` by default."""
         assert not self.failures, "probe failures during the attack: %r" % self.failures[:10]
         machine = max(self.own_lag, default=0.0)
         for which, values in self.samples.items():
             if which == "list" and not self.token:
                 continue
+            bound = list_seconds if which == "list" and list_seconds else max_seconds
             assert values, "no %s probe ran during the attack" % which
-            assert max(values) < max_seconds + machine, \
+            assert max(values) < bound + machine, \
                 "%s took %.2f s during the attack (bound %.1f s + %.2f s the probe itself " \
-                "woke late)" % (which, max(values), max_seconds, machine)
+                "woke late)" % (which, max(values), bound, machine)
