@@ -2,7 +2,8 @@
 
 import re
 
-from dashboard_api.serving.telemetry import LATENCY_BUCKETS, Telemetry
+from dashboard_api.serving.telemetry import LATENCY_BUCKETS, SUMMARY_SLICE, SUMMARY_WINDOW, \
+    Telemetry
 
 
 class Clock:
@@ -59,6 +60,21 @@ def test_summary_quantiles_forget_after_an_hour_but_sum_and_count_do_not():
                         'verb="PUT"}') == 1
     assert sample(text, 'apiserver_request_latencies_summary_sum{resource="scale",'
                         'verb="PUT"}') == 2_000_000
+
+
+def test_a_busy_series_keeps_a_slice_a_step_not_a_slice_a_second():
+    """Two hours of a request a second: the window holds at most its slices of SUMMARY_SLICE
+    seconds (360), not one a second (3,600), and its quantiles are still the last hour's."""
+    clock = Clock()
+    t = Telemetry(clock=clock)
+    for second in range(7200):
+        clock.now = float(second)
+        t.record("GET", "pod", "ui", "application/json", 200, 0.1 if second < 3600 else 0.4)
+    [(window, _total, count)] = t.summary._series.values()
+    assert count == 7200
+    assert len(window._slices) <= SUMMARY_WINDOW / SUMMARY_SLICE + 1
+    median = 'apiserver_request_latencies_summary{quantile="0.5",resource="pod",verb="GET"}'
+    assert abs(sample(t.exposition().decode(), median) - 400_000) < 4_000
 
 
 def test_label_values_are_escaped():
