@@ -1,12 +1,25 @@
 """Shared fixtures: one real local cluster per test session (tests/cluster/), its users'
 tokens, fresh namespaces; and the shared plugins every directory may ask of by name (the
-gateways, tests/support/fixtures.py; the browser, tests/support/browser.py)."""
+gateways, tests/support/fixtures.py; the browser, tests/support/browser.py). And, where no
+bytecode is written, the project compiled once for the run's processes
+(tests/support/bytecode.py)."""
 
 import pytest
 
-from tests.cluster.controlplane import ClusterStartError, LocalCluster
+from tests.cluster.controlplane import REPO_ROOT, ClusterStartError, LocalCluster
+from tests.support import bytecode
 
 pytest_plugins = ("tests.support.fixtures", "tests.support.browser")
+BYTECODE = pytest.StashKey()
+
+
+def pytest_configure(config):
+    # every Python process of the run reads the project compiled once (tests/support/bytecode.py)
+    config.stash[BYTECODE] = bytecode.compile_once(str(REPO_ROOT))
+
+
+def pytest_unconfigure(config):
+    bytecode.remove(config.stash.get(BYTECODE, None))
 
 
 @pytest.fixture(scope="session")
