@@ -14,7 +14,7 @@ are slimmed like any other object.
 """
 
 from itertools import repeat
-from sys import intern
+from sys import getrefcount, intern
 
 from msgspec.json import encode as _json
 
@@ -96,13 +96,12 @@ def _object(value):
 # record's bytes are unchanged. Values unique by nature (a uid, a name at the top of metadata, a
 # time, an IP) are not pooled, nor an object holding one. An object is keyed by its JSON (a
 # string by itself). The pool is bounded: when full it starts again (what is already shared
-# stays shared). An entry costs a few hundred bytes (its key: 130-530 bytes on average for the
-# stand-in's kinds, issue #41; nested tuples of 840 before), so the pool holds at most ~5 MiB;
-# objects arrive in the API server's order (an app's pods together), so a larger pool shares
-# little more and costs more than it saves (issue #30, the stand-in's objects: 60,000 pods
-# hold 1,521 bytes each beside the pool at 1 << 13 entries, 1,518 at 1 << 16, whose pool
-# holds up to ~52 MiB; the whole composition of 30,000 pods, pool included, 108 MiB at
-# 1 << 13, 121 MiB at 1 << 16).
+# stays shared) with what records share. An object's entry costs a few hundred bytes (its key:
+# 130-530 bytes on average for the stand-in's kinds, issue #41; nested tuples of 840 before), a
+# string's only its slot. Objects arrive in the API server's order (an app's pods together), so
+# an object's copies are near each other and a pool of a few thousand entries finds them (issue
+# #30: 60,000 pods held 1,521 bytes each at 1 << 13 entries, 1,518 at 1 << 16, whose pool of
+# objects then held up to ~52 MiB, when a full pool started empty).
 #
 # Under churn the pool alone is not enough: it starts again every few thousand records, and a
 # record made after that holds its own copies of what the pool no longer knows. So a changed
@@ -120,12 +119,30 @@ def _object(value):
 # Shared objects are never changed: rows are immutable once made (cache/store.py), and every
 # summary copies what it changes.
 #
+# A full pool starts again with what records share (``_next_generation``), not empty (issue
+# #41, the hour's soak): a string two records hold (a node's or a namespace's name, a reason, a
+# time many events have) stays, and an object many hold; what one record holds (most of what
+# enters: names, an object's own parts) is dropped, and at most a quarter of the pool is kept.
+# Emptied, a pool gave each record made after a restart its own copy of such values, and a
+# restart came every few seconds under the pods' churn: in tests/bench's composition at
+# 30,000 pods, after 400 s of churn (75% of the events replaced), the events and pods held
+# 0.9 MB more than the same objects listed afresh (their times, namespaces, statuses), the
+# soak's growth. A node's name recurs a node count of pods apart, farther than a pool's window:
+# kept, it is shared by every pod and event on the node, listed or changed. With the pool at
+# 1 << 14 entries (objects keep a window as wide as 1 << 13 gave before), the same rows listed
+# take 97.8 MB instead of 100.4 (the pools up to ~2 MB more), and churned as much as listed.
+#
 # And a record's maps are compact (cache/compact.py): each map the record keeps for itself (its
 # top level, a pod's metadata and annotations, its spec with its node) and each new map of the
 # pools holds its values only, its keys shared with every map of the same keys (issue #41: a
 # listed heavy pod's record and row 1,348 bytes instead of 1,831).
 
-POOL_SIZE = 1 << 13
+POOL_SIZE = 1 << 14
+# a full pool keeps a string held by at least KEEP_HOLDERS references beyond the pool's own, an
+# object by KEEP_OBJECT_HOLDERS (its entry costs its JSON too), at most KEEP_MOST entries
+KEEP_HOLDERS = 2
+KEEP_OBJECT_HOLDERS = 8
+KEEP_MOST = POOL_SIZE // 4
 UNIQUE = frozenset(("startedAt", "finishedAt", "lastTransitionTime", "lastProbeTime",
                     "lastHeartbeatTime", "lastUpdateTime", "lastTimestamp", "firstTimestamp",
                     "eventTime", "podIP", "podIPs", "ip", "containerID", "message", "startTime",
@@ -157,6 +174,40 @@ def _known(value, before):
     known = _keys.get(id(before))
     return known is not None and known[0] is before and before == value and \
         known[1] == _json(value)
+
+
+def _next_generation(pool, keys=None):
+    """(pool, keys) to go on with once ``pool`` is full: its strings held by at least
+    KEEP_HOLDERS references beyond the pool's own (records, or the pool's objects, that share
+    them) and its objects held by KEEP_OBJECT_HOLDERS, at most KEEP_MOST entries, the most held
+    first; ``keys`` (``_keys``, when the pool is ``_pool``) of those only. A copy is walked: a
+    worker may still add to ``pool``."""
+    snapshot = pool.copy()
+    held = []
+    for key in list(snapshot):
+        value = snapshot[key]
+        # not counted: the references of ``pool`` and ``snapshot`` (a string is its own key
+        # there, so two in each), of ``keys``, of the list of keys, and those of ``key``,
+        # ``value`` and getrefcount's argument here
+        if key is value:   # a string
+            extra = getrefcount(value) - 8
+            if extra >= KEEP_HOLDERS:
+                held.append((extra, key))
+        else:
+            extra = getrefcount(value) - 4 - (keys is not None and id(value) in keys)
+            if extra >= KEEP_OBJECT_HOLDERS:
+                held.append((extra, key))
+    if len(held) > KEEP_MOST:
+        held.sort(key=_first, reverse=True)
+        del held[KEEP_MOST:]
+    kept = {key: snapshot[key] for _extra, key in held}
+    if keys is None:
+        return kept, None
+    return kept, {id(value): keys[id(value)] for value in kept.values() if id(value) in keys}
+
+
+def _first(pair):
+    return pair[0]
 
 
 def _pooled_as(value, pool, made=None):
@@ -311,7 +362,7 @@ def pooled(record, previous=None):
     a neighbour's is the most alike."""
     global _pool, _keys
     if len(_pool) > POOL_SIZE:
-        _pool, _keys = {}, {}
+        _pool, _keys = _next_generation(_pool, _keys)
     if type(previous) is not dict:
         previous = {}
     for name, value in record.items():
@@ -341,7 +392,7 @@ def pooled(record, previous=None):
 
 # A row's sort and filter keys (cache/rows.py ``row_of``, query.properties.keys_of) repeat too: the
 # text of a namespace, a status, a count made for each object. One copy of each string, in a pool
-# of their own (names flow through it too), bounded the same way.
+# of their own (names flow through it too), bounded and started again the same way.
 _texts = {}
 
 
@@ -357,5 +408,5 @@ def text_pool():
     """``setdefault`` of the pool of the rows' texts (query.properties.keys_of ``share``)."""
     global _texts
     if len(_texts) > POOL_SIZE:
-        _texts = {}
+        _texts, _none = _next_generation(_texts)
     return _texts.setdefault

@@ -107,3 +107,62 @@ def test_the_tables_say_how_full_they_are(monkeypatch):
     tables = slim.tables()
     assert tables["label_maps"] == 1 and tables["texts"] == 1
     assert tables["pool_entries"] >= 2 and tables["layouts"] >= 2   # node-1; the spec's map
+
+
+def _fresh(text):
+    """A new string equal to ``text`` (as a decoder makes one for each object)."""
+    return json.loads(json.dumps(text))
+
+
+def test_a_full_pool_keeps_the_strings_two_records_hold_and_the_objects_many_hold():
+    """Issue #41: a full pool starts again with what records share, not empty. A string held
+    by two references beyond the pool's stays, one held once goes; an object (its entry costs
+    its JSON) stays when KEEP_OBJECT_HOLDERS hold it; ``_keys`` follows the objects kept."""
+    pool, keys, holders = {}, {}, []
+    for count in (0, 1, 2, 3):
+        text = _fresh("value-%d" % count)
+        pool[text] = text
+        holders += [[text] for _ in range(count)]
+    for count in (1, slim.KEEP_OBJECT_HOLDERS - 1, slim.KEEP_OBJECT_HOLDERS):
+        obj = {"n": count}
+        key = json.dumps(obj).encode()
+        pool[key], keys[id(obj)] = obj, (obj, key)
+        holders += [[obj] for _ in range(count)]
+    kept, kept_keys = slim._next_generation(pool, keys)
+    assert set(kept) == {"value-2", "value-3",
+                         json.dumps({"n": slim.KEEP_OBJECT_HOLDERS}).encode()}
+    assert [obj for obj, _key in kept_keys.values()] == [{"n": slim.KEEP_OBJECT_HOLDERS}]
+    pool.clear()   # a pool of strings only (the rows' texts): no ``keys``
+    texts, none = slim._next_generation({text: text for [text] in holders if type(text) is str})
+    assert set(texts) == {"value-2", "value-3"} and none is None
+
+
+def test_a_full_pool_keeps_at_most_keep_most_entries_the_most_held(monkeypatch):
+    monkeypatch.setattr(slim, "KEEP_MOST", 3)
+    pool, holders = {}, []
+    for count in range(2, 8):
+        text = _fresh("value-%d" % count)
+        pool[text] = text
+        holders += [[text] for _ in range(count)]
+    kept, _keys = slim._next_generation(pool)
+    assert set(kept) == {"value-5", "value-6", "value-7"}
+
+
+def test_records_made_after_a_pool_restarts_share_what_earlier_records_share(monkeypatch):
+    """Under churn a pool restarts every few seconds: a namespace's name, met in every record,
+    stays one copy across restarts. Emptied at each restart instead (as before issue #41), each
+    restart gave the records made after it their own copy."""
+    monkeypatch.setattr(slim, "POOL_SIZE", 16)
+    monkeypatch.setattr(slim, "KEEP_MOST", 4)
+
+    def copies(next_generation):
+        monkeypatch.setattr(slim, "_next_generation", next_generation)
+        monkeypatch.setattr(slim, "_pool", {})
+        monkeypatch.setattr(slim, "_keys", {})
+        records = [slim.pooled(json.loads(json.dumps(
+            {"metadata": {"namespace": "team-a", "name": "p-%d" % i},
+             "spec": {"nodeName": "node-%d" % i, "image": "image-%d" % i}}))) for i in range(300)]
+        return len({id(record["metadata"]["namespace"]) for record in records})
+
+    assert copies(slim._next_generation) == 1
+    assert copies(lambda pool, keys=None: ({}, {})) > 10   # emptied: a copy a restart
