@@ -138,10 +138,9 @@ def _object(value):
 # listed heavy pod's record and row 1,348 bytes instead of 1,831).
 
 POOL_SIZE = 1 << 14
-# a full pool keeps a string held by at least KEEP_HOLDERS references beyond the pool's own, an
-# object by KEEP_OBJECT_HOLDERS (its entry costs its JSON too), at most KEEP_MOST entries
+# a full pool keeps the strings held by at least KEEP_HOLDERS references beyond the pool's own,
+# at most KEEP_MOST of them
 KEEP_HOLDERS = 2
-KEEP_OBJECT_HOLDERS = 8
 KEEP_MOST = POOL_SIZE // 4
 UNIQUE = frozenset(("startedAt", "finishedAt", "lastTransitionTime", "lastProbeTime",
                     "lastHeartbeatTime", "lastUpdateTime", "lastTimestamp", "firstTimestamp",
@@ -176,38 +175,29 @@ def _known(value, before):
         known[1] == _json(value)
 
 
-def _next_generation(pool, keys=None):
-    """(pool, keys) to go on with once ``pool`` is full: its strings held by at least
-    KEEP_HOLDERS references beyond the pool's own (records, or the pool's objects, that share
-    them) and its objects held by KEEP_OBJECT_HOLDERS, at most KEEP_MOST entries, the most held
-    first; ``keys`` (``_keys``, when the pool is ``_pool``) of those only. A copy is walked: a
-    worker may still add to ``pool``."""
-    snapshot = pool.copy()
-    held = []
-    for key in list(snapshot):
-        value = snapshot[key]
-        # not counted: the references of ``pool`` and ``snapshot`` (a string is its own key
-        # there, so two in each), of ``keys``, of the list of keys, and those of ``key``,
-        # ``value`` and getrefcount's argument here
-        if key is value:   # a string
-            extra = getrefcount(value) - 8
-            if extra >= KEEP_HOLDERS:
-                held.append((extra, key))
-        else:
-            extra = getrefcount(value) - 4 - (keys is not None and id(value) in keys)
-            if extra >= KEEP_OBJECT_HOLDERS:
-                held.append((extra, key))
-    if len(held) > KEEP_MOST:
-        held.sort(key=_first, reverse=True)
-        del held[KEEP_MOST:]
-    kept = {key: snapshot[key] for _extra, key in held}
-    if keys is None:
-        return kept, None
-    return kept, {id(value): keys[id(value)] for value in kept.values() if id(value) in keys}
-
-
-def _first(pair):
-    return pair[0]
+def _next_generation(pool):
+    """The pool to go on with once ``pool`` is full: its strings held by at least KEEP_HOLDERS
+    references beyond the pool's own (records, or the pool's objects, that share them), at most
+    KEEP_MOST of them, the most held first. Its objects start again (each entry costs its
+    JSON). Made in C but for two comprehensions (a rotation of a full pool takes ~2 ms, once
+    every ~12,000 new entries): the list of keys is taken at once, as a worker may still add
+    to ``pool``."""
+    strings = [key for key in list(pool) if type(key) is str]
+    # counted beyond the holders: the pool's key and value (a string is its own key), the list
+    # ``strings`` and getrefcount's argument
+    least = KEEP_HOLDERS + 4
+    counts = list(map(getrefcount, strings))
+    shared = sorted(count for count in counts if count >= least)
+    if len(shared) <= KEEP_MOST:
+        return {text: text for text, count in zip(strings, counts) if count >= least}
+    # the most held: those held more than the KEEP_MOST-th, then as many held as much as it
+    least = shared[-KEEP_MOST]
+    kept = {text: text for text, count in zip(strings, counts) if count > least}
+    for text in [text for text, count in zip(strings, counts) if count == least]:
+        if len(kept) >= KEEP_MOST:
+            break
+        kept[text] = text
+    return kept
 
 
 def _pooled_as(value, pool, made=None):
@@ -362,7 +352,7 @@ def pooled(record, previous=None):
     a neighbour's is the most alike."""
     global _pool, _keys
     if len(_pool) > POOL_SIZE:
-        _pool, _keys = _next_generation(_pool, _keys)
+        _pool, _keys = _next_generation(_pool), {}
     if type(previous) is not dict:
         previous = {}
     for name, value in record.items():
@@ -408,5 +398,5 @@ def text_pool():
     """``setdefault`` of the pool of the rows' texts (query.properties.keys_of ``share``)."""
     global _texts
     if len(_texts) > POOL_SIZE:
-        _texts, _none = _next_generation(_texts)
+        _texts = _next_generation(_texts)
     return _texts.setdefault
