@@ -13,10 +13,12 @@ compile those again instead).
 
 import compileall
 import os
+import re
 import shutil
 import sys
 
 PACKAGES = ("dashboard_api", "metrics_sidecar", "tests")
+SKIP = re.compile(r"[/\\]node_modules[/\\]")   # the JavaScript clients' own trees
 
 
 def compile_once(root):
@@ -26,7 +28,7 @@ def compile_once(root):
         return None
     before = set(_caches(root))
     for package in PACKAGES:
-        compileall.compile_dir(os.path.join(root, package), quiet=2)
+        compileall.compile_dir(os.path.join(root, package), quiet=2, rx=SKIP)
     return sorted(set(_caches(root)) - before)
 
 
