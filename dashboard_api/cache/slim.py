@@ -119,18 +119,19 @@ def _object(value):
 # Shared objects are never changed: rows are immutable once made (cache/store.py), and every
 # summary copies what it changes.
 #
-# A full pool starts again with what records share (``_next_generation``), not empty (issue
-# #41, the hour's soak): a string two records hold (a node's or a namespace's name, a reason, a
-# time many events have) stays, and an object many hold; what one record holds (most of what
-# enters: names, an object's own parts) is dropped, and at most a quarter of the pool is kept.
-# Emptied, a pool gave each record made after a restart its own copy of such values, and a
-# restart came every few seconds under the pods' churn: in tests/bench's composition at
-# 30,000 pods, after 400 s of churn (75% of the events replaced), the events and pods held
-# 0.9 MB more than the same objects listed afresh (their times, namespaces, statuses), the
-# soak's growth. A node's name recurs a node count of pods apart, farther than a pool's window:
-# kept, it is shared by every pod and event on the node, listed or changed. With the pool at
-# 1 << 14 entries (objects keep a window as wide as 1 << 13 gave before), the same rows listed
-# take 97.8 MB instead of 100.4 (the pools up to ~2 MB more), and churned as much as listed.
+# A full pool starts again with the strings records share (``_next_generation``), not empty
+# (issue #41, the hour's soak): a string two records hold (a node's or a namespace's name, a
+# reason, a time many events have) stays; what one record holds (most of what enters: names, an
+# object's own parts) is dropped, and at most a quarter of the pool is kept. Objects start
+# again: an entry costs its JSON, and under churn a record shares its objects with the record
+# it replaces. Emptied, a pool gave each record made after a restart its own copy of such
+# strings, and a restart came every few seconds under the pods' churn: in tests/bench's
+# composition at 30,000 pods, after 400 s of churn (75% of the events replaced), the events and
+# pods held 0.9 MB more than the same objects listed afresh (their times, their rows' keys of
+# time and namespace), the soak's growth; now 0.1 MB. A node's name recurs a node count of pods
+# apart, farther than a pool's window: kept, it is shared by every pod and event on the node,
+# listed or changed. With the pool at 1 << 14 entries (objects keep a window as wide as 1 << 13
+# gave before), the same rows listed take 97.8 MB instead of 100.4 (the pools up to ~2 MB more).
 #
 # And a record's maps are compact (cache/compact.py): each map the record keeps for itself (its
 # top level, a pod's metadata and annotations, its spec with its node) and each new map of the
@@ -179,9 +180,10 @@ def _next_generation(pool):
     """The pool to go on with once ``pool`` is full: its strings held by at least KEEP_HOLDERS
     references beyond the pool's own (records, or the pool's objects, that share them), at most
     KEEP_MOST of them, the most held first. Its objects start again (each entry costs its
-    JSON). Made in C but for two comprehensions (a rotation of a full pool takes ~2 ms, once
-    every ~12,000 new entries): the list of keys is taken at once, as a worker may still add
-    to ``pool``."""
+    JSON). Made in C but for a few comprehensions, without a tuple per entry (a rotation takes
+    a few milliseconds, once every ~12,000 new entries; sorting tuples woke the collector and
+    cost ten times that): the list of keys is taken at once, as a worker may still add to
+    ``pool``."""
     strings = [key for key in list(pool) if type(key) is str]
     # counted beyond the holders: the pool's key and value (a string is its own key), the list
     # ``strings`` and getrefcount's argument
