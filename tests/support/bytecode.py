@@ -3,7 +3,7 @@
 Where PYTHONDONTWRITEBYTECODE is set (the CI machines set it), Python writes no ``.pyc`` file, so
 every Python process the suite starts (gateways, sidecars, benchmarks, a cluster's simulated
 nodes: a few hundred in a run) compiles again every module of the project it imports, about a
-third of a gateway's start-up (0.6 s to import it, 0.35 s compiled). ``compile_once`` compiles
+third of a gateway's start-up (0.6 s to import it, 0.4 s compiled). ``compile_once`` compiles
 the project's own packages once, where Python looks for them (their ``__pycache__`` folders),
 and ``remove`` deletes, at the end of the run, the folders it made: the tree is left as it was
 found. The library's and the standard library's bytecode is the installation's, as before (a
