@@ -14,7 +14,9 @@ are built with a large store's rows, in the executor, before the store says it h
 built right after the first sync, one at a time in the background (``build_later``); any sort
 of a large store asked for before its index is there is answered by a partial selection
 (cache/view.py) while the index is built (``build_soon``), so no request waits for a whole
-sort.
+sort. A sort by a property whose values are few needs no index for most pages: a large store
+keeps their counts (``counts``, made with its rows) and reads such a page off its list order
+(``category``, cache/categories.py).
 
 Only the store (cache/store.py) tells it of events and full LISTs; only the store's view
 (cache/view.py) asks it for an index.
@@ -30,10 +32,11 @@ import time
 from typing import Any, Iterable
 
 from dashboard_api.cache import interim as interim_module
+from dashboard_api.cache.categories import CategoryOrder, Counts
 from dashboard_api.cache.foreground import FOREGROUND
-from dashboard_api.cache.sorted import (FilteredIndex, ListOrder, SortedIndex, filtered_index,
-                                        mirror_of)
-from dashboard_api.query.properties import COMMON
+from dashboard_api.cache.sorted import (FilteredIndex, ListOrder, MirrorOrder, SortedIndex,
+                                        filtered_index, mirror_of)
+from dashboard_api.query.properties import COMMON, position
 
 # Sorted indexes kept per store (one per sort spec asked for), the least recently used dropped:
 # about 2.6 MiB each at 150,000 pods (cache/rowlist.py: the rows without their keys; it was ~25
@@ -82,17 +85,21 @@ class Orders:
         self.changes = 0            # objects changed by events or re-lists (for ``broad``)
         self.warm = ()              # sort specs built with a large store's rows (``wanted``)
         self.later = ()             # sort specs built after a large store's first sync
+        self.counts = {}            # a few-valued property's place in the keys -> its Counts
         self._soon = set()          # background builds under way (their tasks)
         self._later = None          # the task building the ``later`` sorts
         self._one_build = None      # an asyncio.Lock: one build at a time (_build_off_loop)
 
     # --- what the store tells ----------------------------------------------------------------
 
-    def reset(self, sorted_indexes: Iterable[tuple[tuple, SortedIndex]] = ()) -> list:
+    def reset(self, sorted_indexes: Iterable[tuple[tuple, SortedIndex]] = (),
+              counts: dict[int, Counts] | None = None) -> list:
         """A full LIST replaced the rows: indexes are rebuilt when next asked, but those of
-        ``sorted_indexes`` ((spec, SortedIndex) built by the re-list in the executor). Returns
-        the indexes let go of (the caller frees them off the loop)."""
+        ``sorted_indexes`` ((spec, SortedIndex) built by the re-list in the executor); the
+        values' ``counts`` are those made with the rows (``counted``), if any. Returns the
+        indexes let go of (the caller frees them off the loop)."""
         dropped = [*self.sorted.values(), *self.filtered.values()]
+        self.counts = dict(counts or {})
         self.sorted.clear()
         self.filtered.clear()
         self.broad.clear()
@@ -107,6 +114,8 @@ class Orders:
             self._expire()
         for index in self.sorted.values():
             index.change(old, new)
+        for counts in self.counts.values():
+            counts.change(old, new)
         for index in self.filtered.values():
             index.change(old, new)
         for _future, log in self.building.values():
@@ -131,11 +140,33 @@ class Orders:
         specs += [spec for spec in self.specs() if spec not in specs]
         return specs[:SORTED_INDEXES]
 
+    def counted(self) -> list[int]:
+        """Where the values of each few-valued property of the kind are in a row's keys: the
+        store counts them with a full LIST's rows (``Counts``; a few integers a namespace, so
+        a small store does too, and has them once it grows large)."""
+        props = getattr(self.store.kind, "properties", None) or {}
+        return [position(props, name) + 1 for name, prop in props.items()
+                if getattr(prop, "few", False)]
+
     # --- what the view asks ------------------------------------------------------------------
 
-    def ready(self, spec: tuple, walked: bool = False) -> SortedIndex | ListOrder | None:
+    def category(self, spec: tuple) -> CategoryOrder | None:
+        """The CategoryOrder of ``spec`` when it sorts by one property whose values are
+        counted, else None."""
+        if len(spec) != 1:
+            return None
+        (prop, ascending), = spec
+        props = getattr(self.store.kind, "properties", None) or {}
+        if prop not in props:
+            return None
+        counts = self.counts.get(position(props, prop) + 1)
+        return None if counts is None else CategoryOrder(self.store, counts, not ascending)
+
+    def ready(self, spec: tuple, walked: bool = False,
+              paged: bool = False) -> SortedIndex | ListOrder | MirrorOrder | None:
         """The index of ``spec`` if there is one now (no sort: the store's own order, unless
-        it is to be ``walked``), else None: nothing is built (``build_soon`` does)."""
+        it is to be ``walked``; for a bounded page, ``paged``, the index of its mirror read
+        backwards), else None: nothing is built (``build_soon`` does)."""
         spec = tuple(spec)
         order = None if walked else self._list_order(spec)
         if order is not None:
@@ -144,7 +175,13 @@ class Orders:
         if index is not None:
             self.sorted.move_to_end(spec)
             self.used[spec] = self.clock()
-        return index
+            return index
+        mirror = mirror_of(spec)
+        if paged and not walked and mirror in self.sorted:
+            self.sorted.move_to_end(mirror)
+            self.used[mirror] = self.clock()
+            return MirrorOrder(self.sorted[mirror], spec, self.store.kind.properties)
+        return None
 
     def _list_order(self, spec: tuple) -> ListOrder | None:
         """The ListOrder that is ``spec``'s order (no sort; a sort by namespace alone), if any:

@@ -3,6 +3,7 @@ LIST's when they are few, else the whole new state (rows, names, index states, s
 status counters), and the freeing of a replaced state without holding the event loop."""
 
 from dashboard_api.cache import tally
+from dashboard_api.cache.categories import Counts
 from dashboard_api.cache.rows import bucket_key
 from dashboard_api.cache.sorted import SortedIndex, mirror_of
 from dashboard_api.query.rows import slashed
@@ -27,11 +28,12 @@ def state_of(rows, builders):
     return names, states
 
 
-def plan(kind, live, rows, builders, specs, counting, pause=None, names=None):
+def plan(kind, live, rows, builders, specs, counting, pause=None, names=None, counted=()):
     """A re-list's plan, made in the executor: ([(old, new)] the changes from ``live``, None)
     when they are few enough to apply as events, else (None, the whole new state: (rows dict,
     names, buckets, a SortedIndex per spec of ``specs``, the status counters when
-    ``counting``); the indexes' builds step aside for requests by ``pause``, as
+    ``counting``, {at: Counts} of the values at each place of ``counted``,
+    cache/categories.py); the indexes' builds step aside for requests by ``pause``, as
     cache/foreground.py says). ``names`` (the live store's namespace -> sorted names) finds the
     objects gone without a set of every listed key (``changes_of``). ``live`` and ``names``
     are only read with single dict and list operations (get, a copy), each whole under the
@@ -51,7 +53,8 @@ def plan(kind, live, rows, builders, specs, counting, pause=None, names=None):
     sorted_indexes = [built[spec] for spec in specs]
     del built
     counters = tally.tally_of(kind, fresh.values()) if counting else None
-    return None, (fresh, names, buckets, sorted_indexes, counters)
+    counts = {at: Counts(at, fresh.values()) for at in counted}
+    return None, (fresh, names, buckets, sorted_indexes, counters, counts)
 
 
 def changes_of(live, rows, names=None):

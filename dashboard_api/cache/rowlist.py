@@ -144,6 +144,37 @@ class RowList:
         part[at] = new
         return True
 
+    def rank(self, first: Any, right: bool = False) -> int:
+        """How many rows have a key whose first element is below ``first`` (at most ``first``
+        when ``right``): where a run of rows of one sort value starts (ends), by bisection of
+        the sublists' last keys, then of one sublist (cache/sorted.py ``MirrorOrder``)."""
+        def before(row_first):
+            return row_first < first or (right and not first < row_first)
+
+        lo, hi = 0, len(self._maxes)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if before(self._maxes[mid][0]):
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == len(self._lists):
+            return self._len
+        i, part, key = lo, self._lists[lo], self.key
+        lo, hi = 0, len(part)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if before(key(part[mid])[0]):
+                lo = mid + 1
+            else:
+                hi = mid
+        return self._start_of(i) + lo
+
+    def _start_of(self, i: int) -> int:
+        if self._starts is None:
+            self._starts = list(itertools.accumulate(len(part) for part in self._lists))
+        return self._starts[i - 1] if i else 0
+
     def islice(self, start: int = 0, stop: int | None = None) -> list:
         """The rows ``start:stop`` (None: to the end), as a list."""
         stop = self._len if stop is None else min(stop, self._len)

@@ -31,6 +31,7 @@ import time
 from typing import Any, Iterable
 
 from dashboard_api.cache import refit, relists, tally
+from dashboard_api.cache.categories import Counts
 from dashboard_api.cache.heap import freeze_heap
 from dashboard_api.cache.indexes import index_state, make_index
 from dashboard_api.cache.orders import Orders
@@ -136,15 +137,17 @@ class Store:
         loop, O(n log n): tests and the fallback of ``relist``."""
         self.rows = {(row.namespace, row.name): row for row in rows}
         names, buckets = relists.state_of(self.rows, self._builders())
-        self._swap(self.rows, names, buckets, (), None, resource_version)
+        counts = {at: Counts(at, self.rows.values()) for at in self.orders.counted()}
+        self._swap(self.rows, names, buckets, (), None, counts, resource_version)
 
     def _builders(self):
         """{index name: state_of(rows)}: each index's state of a full LIST, made in the
         executor."""
         return {name: index.state_of for name, index in self.indexes.items()}
 
-    def _swap(self, rows, names, buckets, sorted_indexes, counters, resource_version):
+    def _swap(self, rows, names, buckets, sorted_indexes, counters, counts, resource_version):
         """A whole new state in, O(1) on the event loop: every selection's version changes.
+        ``counts``: the values of the few-valued properties counted (cache/categories.py).
         Returns the previous state's parts, for ``relists.drop`` (freeing them holds the
         GIL)."""
         previous = [self.rows, self.names, self._tally]   # rows first
@@ -161,7 +164,7 @@ class Store:
         self._changed()
         self._stamps = {}
         self.replaced = self.generation
-        previous += self.orders.reset(sorted_indexes)
+        previous += self.orders.reset(sorted_indexes, counts)
         self._tally = counters
         freeze_heap()
         return previous
@@ -186,16 +189,17 @@ class Store:
                                                    and self.kind.status_split is not None)
             changes, built = await run(
                 relists.plan, self.kind, self.rows, rows, self._builders(), specs, counting,
-                self.orders.foreground.step_aside_for_work, self.names)
+                self.orders.foreground.step_aside_for_work, self.names,
+                self.orders.counted())
             if self.generation != generation:
                 continue
             if built is None:
                 await self._apply_changes(changes, resource_version)
                 return False
-            fresh, names, buckets, sorted_indexes, counters = built
+            fresh, names, buckets, sorted_indexes, counters, counts = built
             previous = self._swap(fresh, names, buckets, zip(specs, sorted_indexes), counters,
-                                  resource_version)
-            del fresh, names, buckets, sorted_indexes, counters, built
+                                  counts, resource_version)
+            del fresh, names, buckets, sorted_indexes, counters, counts, built
             await run(relists.drop, previous)
             if large and not self.synced_once:   # the first sync: the web UI's other sorts
                 self.orders.build_later(run)

@@ -16,7 +16,10 @@ The store decides how a page is read, not its caller:
   reason, by counting its values, about half that), before which the background
   builds step aside (cache/foreground.py), as for every request's work in the executor; the
   page and DEPTH rows more are kept per event until the index is there (cache/interim.py), so
-  the same sort asked again meanwhile (the next page, a refresh) is no selection again;
+  the same sort asked again meanwhile (the next page, a refresh) is no selection again. A sort
+  by a property whose values are few (a status, an event's reason) needs neither: its page is
+  read off the store's list order by the counts of its values (cache/categories.py), unless
+  it lies too deep;
 - **else by a selection** of the scope's rows (query/page.py ``select``), remembered in the
   cache's Memo until the store or a related read it used changes.
 
@@ -99,7 +102,12 @@ class StoreView:
         plain = object_part(query.filters, kind) if related else query.filters
         filters = bind_filters(plain, kind) if filtering and plain else ()
         if store.orders.large(len(store)):
-            index, build = self._ready(spec, filters, filtering, run)
+            index, build = self._ready(spec, filters, filtering, run,
+                                       paged=bool(query.page and query.items_per_page))
+            if index is None and not filtering:   # a category's page: read by its counts
+                found = self._counted(spec, query, status, rel)
+                if found is not None:
+                    return found
             if index is None:   # not built yet: a partial selection, then the index is built
                 try:
                     return await self._partial(spec, query, status, rel, run, filtering,
@@ -138,6 +146,19 @@ class StoreView:
                     if query.items_per_page and start < total else []
         return Page(rows, total, self._list_status(status, rel))
 
+    def _counted(self, spec, query, status, rel) -> Page | None:
+        """The page of a sort by a few-valued property read off the store's list order by
+        its values' counts (cache/categories.py), on the loop, nothing built; None when the
+        store does not count it, the query asks every row, or the page lies too deep."""
+        order = self.store.orders.category(spec)
+        if order is None or not (query.page and query.items_per_page):
+            return None
+        start = query.items_per_page * (query.page - 1)
+        rows = order.page(self.namespaces, start, start + query.items_per_page)
+        if rows is None:
+            return None
+        return Page(rows, order.count(self.namespaces), self._list_status(status, rel))
+
     def _list_status(self, status, rel):
         """The status block as the store counts it per event (``indexable`` checked it can)."""
         if not (status and self.kind.list_status):
@@ -145,7 +166,7 @@ class StoreView:
         counts, pending = self.store.status_tally(self.namespaces)
         return self.kind.status_counted(counts, pending, rel)
 
-    def _ready(self, spec, filters, walked, run):
+    def _ready(self, spec, filters, walked, run, paged=False):
         """(a large store's index for the query now, None) (the FilteredIndex of ``filters``,
         the SortedIndex of ``spec``, BROAD when ``filters`` are broad and the sorted index is
         there to walk), else (None, what starts the missing one's build in the background).
@@ -160,7 +181,7 @@ class StoreView:
                                                self.kind.properties, run)
             if found is not BROAD:
                 return found, None
-        index = orders.ready(spec, walked=walked)
+        index = orders.ready(spec, walked=walked, paged=paged)
         if index is None:
             return None, functools.partial(orders.build_soon, spec, run)
         return (BROAD if filters else index), None

@@ -10,13 +10,16 @@ import math
 
 
 class Property:
-    """How to read one filter/sort property from a list item (a wire dict)."""
+    """How to read one filter/sort property from a list item (a wire dict). ``time``: its sort
+    value is the time's Unix seconds; ``few``: its values are few (a status, a reason, a
+    type), so a sort by it is read off the list order by counting them (cache/categories.py)."""
 
-    __slots__ = ("get", "time")
+    __slots__ = ("get", "time", "few")
 
-    def __init__(self, get, time=False):
+    def __init__(self, get, time=False, few=False):
         self.get = get
         self.time = time
+        self.few = few
 
 
 def _meta(field):

@@ -10,7 +10,7 @@ _HOSTNAME = "kubernetes.io/hostname"
 _ZONE = "topology.kubernetes.io/zone"
 
 PROPERTIES = properties.properties(serviceName=Property(lambda i: i["serviceName"]),
-                                   addressType=Property(lambda i: i["addressType"]))
+                                   addressType=Property(lambda i: i["addressType"], few=True))
 
 
 def _target(ref):

@@ -10,7 +10,7 @@ _WARNING_PARTS = ("failed", "err", "exceeded", "invalid", "unhealthy", "mismatch
 PROPERTIES = properties.properties(
     firstSeen=Property(lambda e: e["firstSeen"], time=True),
     lastSeen=Property(lambda e: e["lastSeen"], time=True),
-    reason=Property(lambda e: e["reason"]),
+    reason=Property(lambda e: e["reason"], few=True),
 )
 
 

@@ -15,7 +15,7 @@ from dashboard_api.summaries.labelselector import to_query
 from dashboard_api.summaries.podstatus import list_phase, pod_status, restart_count
 from dashboard_api.summaries.workloads import items as workloads
 
-PROPERTIES = properties.properties(status=Property(lambda p: p["status"]))
+PROPERTIES = properties.properties(status=Property(lambda p: p["status"], few=True))
 
 CONFIGMAPS = Api("", "configmaps")
 SECRETS = Api("", "secrets")

@@ -7,7 +7,7 @@ from dashboard_api.summaries import networking
 from dashboard_api.summaries.common import name, object_meta, type_meta
 from dashboard_api.summaries.labelselector import to_query
 
-PROPERTIES = properties.properties(type=Property(lambda s: s["type"]))
+PROPERTIES = properties.properties(type=Property(lambda s: s["type"], few=True))
 
 ENDPOINTS = Api("", "endpoints")
 

@@ -4,7 +4,7 @@ from dashboard_api.query.properties import Property
 from dashboard_api.query.reads import ALL, Need, Sublist
 from dashboard_api.summaries.common import name, object_meta, type_meta
 
-VOLUME_PROPERTIES = properties.properties(status=Property(lambda v: v["status"]))
+VOLUME_PROPERTIES = properties.properties(status=Property(lambda v: v["status"], few=True))
 
 # Fields of a PersistentVolumeSpec that are not its volume source.
 _NOT_SOURCE = frozenset(("capacity", "accessModes", "claimRef", "persistentVolumeReclaimPolicy",

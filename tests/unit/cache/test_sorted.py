@@ -193,6 +193,54 @@ def test_an_index_read_backwards_off_its_mirror_is_the_index_sorted(rows, ascend
         assert steps
 
 
+_SCOPES = st.lists(st.sampled_from(["a", "b", "kube-system"]), max_size=3, unique=True).map(
+    lambda names: tuple(sorted(names, key=lambda ns: ns + "/")))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "kube-system"]), st.text("xyz", max_size=3),
+                          st.one_of(st.integers(-3, 3), st.sampled_from(["", "R", "Run", "é"]))),
+                unique_by=lambda t: t[:2], max_size=120),
+       st.lists(st.integers(0, 119), max_size=30), st.booleans(), _SCOPES, st.integers(0, 130),
+       st.integers(0, 25), st.integers(1, 6))
+def test_a_page_read_backwards_off_the_mirror_is_the_indexs(rows, removed, ascending, scope,
+                                                            start, length, load):
+    """A page of a one-property sort read off its mirror's index backwards (``MirrorOrder``:
+    runs of equal values last first, each in list order) is the page of the sort's own index,
+    after changes, in any scope (one namespace, several merged, all), across sublists, and
+    a whole read too."""
+    if len({type(value) for _, _, value in rows}) > 1:
+        rows = [(ns, name, str(value)) for ns, name, value in rows]
+    rows = [Keyed(*row) for row in rows]
+    spec = (("value", ascending),)
+    rowlist.LOAD, saved = load, rowlist.LOAD
+    try:
+        source = sorted_module.SortedIndex(sorted_module.mirror_of(spec), rows, _PROPS)
+        for at in sorted(set(i for i in removed if i < len(rows)), reverse=True):
+            source.change(rows.pop(at), None)
+        order = sorted_module.MirrorOrder(source, spec, _PROPS)
+        expected = sorted_module.SortedIndex(spec, rows, _PROPS)
+        assert order.page(scope, start, start + length) == \
+            expected.page(scope, start, start + length)
+        assert order.page(scope, start, None) == expected.page(scope, start, None)
+        assert order.count(scope) == expected.count(scope)
+    finally:
+        rowlist.LOAD = saved
+
+
+def test_a_mirror_page_costs_a_bisection_a_run_not_a_row():
+    """Reading a page in a run of 10,000 equal values makes a few dozen keys, not one a row."""
+    rows = [Keyed("a", "n%05d" % i, "Run") for i in range(10000)] + [Keyed("a", "z", "A")]
+    source = sorted_module.SortedIndex((("value", False),), rows, _PROPS)
+    made = []
+    key = source.all.key
+    source.all.key = lambda row: made.append(1) or key(row)
+    order = sorted_module.MirrorOrder(source, (("value", True),), _PROPS)
+    assert [r.name for r in order.page((), 0, 3)] == ["z", "n00000", "n00001"]
+    assert [r.name for r in order.page((), 5000, 5002)] == ["n04999", "n05000"]
+    assert len(made) < 100
+
+
 def test_a_mirror_turns_back_runs_of_ties_at_both_ends():
     rows = [Keyed("a", n, v) for n, v in (("p", 1), ("q", 1), ("r", 2), ("s", 3), ("t", 3))]
     backwards = sorted_module.mirror_order(rows, 3)

@@ -224,8 +224,7 @@ def test_a_store_whose_objects_come_and_go_keeps_its_rows_table_at_its_natural_s
     n = 6000
 
     def event(i):
-        name = "e-%05d" % i
-        return query_rows.Row({"metadata": {"name": name, "namespace": "ns"}}, "ns", name, ())
+        return row_of(kind, {"metadata": {"name": "e-%05d" % i, "namespace": "ns"}})
     store = Store(kind)
     store.replace([event(i) for i in range(n)], "1")
     for i in range(n):   # every event replaced once, as events come and go

@@ -11,6 +11,7 @@ import json
 from dashboard_api.cache import orders, slim, watchcache
 from dashboard_api.cache.orders import OFF_LOOP_BUILD, SORTED_INDEXES
 from dashboard_api.cache.rows import row_of
+from dashboard_api.cache.sorted import SortedIndex
 from dashboard_api.cache.watchcache import FIRST_PAGE_SORT, Cached, later_sorts
 from dashboard_api.kinds import table as kinds
 from dashboard_api.query.rows import sort_rows
@@ -45,7 +46,7 @@ def test_the_ui_sorts_are_built_after_the_first_sync_only():
         pod = Cached(kinds.get("pod"), None)
         later = later_sorts(kinds.get("pod"))
         assert pod.store.orders.later == later
-        assert {spec[0][0] for spec in later} == {"creationTimestamp", "name", "status"}
+        assert {spec[0][0] for spec in later} == {"name", "status"}   # Created: the first's
         assert FIRST_PAGE_SORT not in later and len(later) < SORTED_INDEXES
         await pod.relist(_pods(OFF_LOOP_BUILD), "1", inline)   # the first sync
         pod.store.set_state("synced")
@@ -53,10 +54,16 @@ def test_the_ui_sorts_are_built_after_the_first_sync_only():
         await asyncio.gather(*pod.store.orders._soon)
         assert set(pod.store.orders.sorted) == {FIRST_PAGE_SORT, *later}
         props = kinds.get("pod").properties
-        for spec in later:   # each is the rows in the order of the pass-through path's sort
-            index = pod.store.orders.ready(spec)
+        # each column both ways, for a page: the rows in the order of the pass-through path's
+        # sort, the other way round read off the index backwards
+        for spec in [((prop, ascending),) for prop in ("creationTimestamp", "name", "status")
+                     for ascending in (True, False)]:
+            index = pod.store.orders.ready(spec, paged=True)
             expected = sort_rows(list(pod.store.rows.values()), spec, props)
             assert list(index.page((), 0, None)) == expected
+            for start, stop in ((0, 10), (7, 19), (len(expected) - 3, len(expected) + 5)):
+                assert index.page((), start, stop) == expected[start:stop]
+            assert isinstance(index, SortedIndex) == (spec in later + (FIRST_PAGE_SORT,))
         built = []
         pod.store.orders.build_later = built.append
         await pod.relist(_pods(OFF_LOOP_BUILD), "2", inline)   # a re-list: kept, not again
@@ -65,15 +72,13 @@ def test_the_ui_sorts_are_built_after_the_first_sync_only():
 
 
 def test_the_later_sorts_are_the_ui_columns_of_the_kind():
+    """One way round each (times newest first): the other is the index read backwards; none
+    for Created, whose newest first is every list's first page (built with the rows)."""
     assert later_sorts(kinds.get("event")) == (
-        (("lastSeen", True),), (("lastSeen", False),), (("firstSeen", True),),
-        (("firstSeen", False),), (("creationTimestamp", True),), (("name", True),))
-    assert later_sorts(kinds.get("pod")) == (
-        (("status", True),), (("status", False),), (("creationTimestamp", True),),
-        (("name", True),), (("name", False),))
+        (("lastSeen", False),), (("firstSeen", False),), (("name", True),))
+    assert later_sorts(kinds.get("pod")) == ((("status", True),), (("name", True),))
     for name in ("node", "replicaset", "configmap"):   # Namespace: built when asked
-        assert {spec[0][0] for spec in later_sorts(kinds.get(name))} == {
-            "creationTimestamp", "name"}
+        assert later_sorts(kinds.get(name)) == ((("name", True),),)
 
 
 def test_a_store_settles_once_caught_up_with_its_later_sorts_built(monkeypatch):
