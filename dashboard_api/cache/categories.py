@@ -121,6 +121,21 @@ class CategoryOrder:
                 start = 0
         return found
 
+    def values_through(self, namespaces: tuple[str, ...], count: int) -> frozenset:
+        """The values whose rows come first in the namespaces (empty: all), up to the value of
+        the ``count``-th row (every value when there are fewer rows): a sort of several
+        columns, this one first, has its first ``count`` rows among theirs (cache/view.py)."""
+        wanted, seen = [], 0
+        for value in sorted(self.counts.total, reverse=self.descending):
+            if seen >= count:
+                break
+            held = self.counts.total[value] if not namespaces else sum(
+                self.counts.by_namespace.get(ns, {}).get(value, 0) for ns in namespaces)
+            if held:
+                wanted.append(value)
+                seen += held
+        return frozenset(wanted)
+
     def _read(self, namespace, value, skip, take, budget):
         """(the rows of ``value`` in ``namespace``, in list order, after the first ``skip``,
         at most ``take``; the rows read), or (None, ...) past ``budget`` rows read."""

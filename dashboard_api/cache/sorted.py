@@ -48,6 +48,15 @@ def key_function(spec, props):
             return lambda row: (row.keys[at], row.place)
         return lambda row: (_neg(row.keys[at]), row.place)
     parts = tuple((properties.position(props, p) + 1, a) for p, a in spec)
+    if len(parts) == 2:   # a tuple made in one expression: a third of the generic key's cost
+        (first, up), (second, up2) = parts
+        if up and up2:
+            return lambda row: (row.keys[first], row.keys[second], row.place)
+        if up:
+            return lambda row: (row.keys[first], _neg(row.keys[second]), row.place)
+        if up2:
+            return lambda row: (_neg(row.keys[first]), row.keys[second], row.place)
+        return lambda row: (_neg(row.keys[first]), _neg(row.keys[second]), row.place)
 
     def key(row):
         keys = row.keys
@@ -228,6 +237,16 @@ def first_of_few(rows, spec, props, count):
     first = sorted(before, key=key_function(spec, props))
     tied = map(rows.__getitem__, _positions(values, bound))
     return first + heapq.nsmallest(count - len(first), tied, key=operator.attrgetter("place"))
+
+
+def rows_of(rows, at, values):
+    """The rows whose sort value (at ``at`` in their keys) is one of ``values`` (a set), in
+    their order, read by C calls over SORT_SLICE rows at a time."""
+    value, keys, found = operator.itemgetter(at), operator.attrgetter("keys"), []
+    for start in range(0, len(rows), SORT_SLICE):
+        part = rows[start:start + SORT_SLICE]
+        found += itertools.compress(part, map(values.__contains__, map(value, map(keys, part))))
+    return found
 
 
 def _positions(values, value):

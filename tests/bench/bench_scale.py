@@ -137,6 +137,13 @@ FIRST_PAGES = {
     "configmap": [("d,creationTimestamp", ""), ("d,creationTimestamp", "ns-00"),
                   ("a,name", "")],
 }
+# Sorts no index holds and no count answers, asked right after FIRST_PAGES: two columns (an API
+# client's; the web UI sends one), each answered by a partial selection of the whole store
+# (issue #41: a sort asked for the first time answers within 250 ms). Reported apart.
+FIRST_SELECTIONS = {
+    "event": [("a,reason,d,lastSeen", "")],
+    "pod": [("a,status,d,name", "")],
+}
 
 
 def log(msg):
@@ -422,31 +429,41 @@ def first_pages(gw, kinds, budget):
     thread.start()
     pages, errors = [], {}
     deadline = time.monotonic() + budget
+    asked = [(kind, sort, namespace, "ui") for kind in kinds
+             for sort, namespace in FIRST_PAGES.get(kind, ())]
+    asked += [(kind, sort, namespace, "selection") for kind in kinds
+              for sort, namespace in FIRST_SELECTIONS.get(kind, ())]
     try:
-        for kind in kinds:
-            for sort, namespace in FIRST_PAGES.get(kind, ()):
-                if time.monotonic() > deadline:
-                    break
-                path = "/api/v1/%s%s?%s" % (kind, "/" + namespace if namespace else "",
-                                            urllib.parse.urlencode(dict(PAGE, sortBy=sort)))
-                times = []
-                for _ in range(2):
-                    t0 = time.perf_counter()
-                    r = http.request("GET", gw.url + path,
-                                     headers={"Authorization": "Bearer first-user"})
-                    times.append(time.perf_counter() - t0)
-                    if r.status != 200:
-                        errors[str(r.status)] = errors.get(str(r.status), 0) + 1
-                pages.append({"kind": kind, "sort": sort, "namespace": namespace,
-                              "first_ms": ms(times[0]), "second_ms": ms(times[1])})
+        for kind, sort, namespace, road in asked:
+            if time.monotonic() > deadline:
+                break
+            path = "/api/v1/%s%s?%s" % (kind, "/" + namespace if namespace else "",
+                                        urllib.parse.urlencode(dict(PAGE, sortBy=sort)))
+            times = []
+            for _ in range(2):
+                t0 = time.perf_counter()
+                r = http.request("GET", gw.url + path,
+                                 headers={"Authorization": "Bearer first-user"})
+                times.append(time.perf_counter() - t0)
+                if r.status != 200:
+                    errors[str(r.status)] = errors.get(str(r.status), 0) + 1
+            pages.append({"kind": kind, "sort": sort, "namespace": namespace,
+                          "first_ms": ms(times[0]), "second_ms": ms(times[1]),
+                          "road": road})
     finally:
         stop.set()
         thread.join(5)
-    slowest = max(pages, key=lambda p: p["first_ms"]) if pages else {}
+    ui = [p for p in pages if p["road"] == "ui"]
+    selections = [p for p in pages if p["road"] == "selection"]
+    slowest = max(ui, key=lambda p: p["first_ms"]) if ui else {}
+    selected = max(selections, key=lambda p: p["first_ms"]) if selections else {}
     return {"pages": pages, "max_first_ms": slowest.get("first_ms"),
             "slowest": "%s %s %s" % (slowest.get("kind"), slowest.get("sort"),
                                      slowest.get("namespace") or "all") if slowest else None,
-            "max_second_ms": max((p["second_ms"] for p in pages), default=None),
+            "selection_max_first_ms": selected.get("first_ms"),
+            "selection_slowest": "%s %s" % (selected.get("kind"), selected.get("sort"))
+            if selected else None,
+            "max_second_ms": max((p["second_ms"] for p in ui), default=None),
             "probe_max_ms": ms(max(probe_samples)) if probe_samples else None,
             "probe_p99_ms": ms(pct(probe_samples, 0.99)), "probes": len(probe_samples),
             "errors": errors}
@@ -1159,6 +1176,9 @@ def table(result):
         % (r["first_pages"]["max_first_ms"], r["first_pages"]["slowest"],
            r["first_pages"]["max_second_ms"], r["first_pages"]["probe_max_ms"],
            r["first_pages"]["probe_p99_ms"]))
+    row("a sort no index holds, asked first (FIRST_SELECTIONS): slowest first answer",
+        lambda r: "%s ms (%s)" % (r["first_pages"].get("selection_max_first_ms"),
+                                  r["first_pages"].get("selection_slowest")))
     if result.get("composition"):
         row("each kind synced after (s)", lambda r: ", ".join(
             "%s %s" % (k, v) for k, v in sorted(r["kinds_ready_s"].items(), key=lambda x: x[1])

@@ -6,7 +6,8 @@ import asyncio
 
 from hypothesis import given, settings, strategies as st
 
-from dashboard_api.cache import orders
+from dashboard_api.cache import interim as interim_module, orders, sorted as sorted_module, \
+    view as view_module
 from dashboard_api.cache.memo import Memo
 from dashboard_api.cache.rows import row_of
 from dashboard_api.cache.sorted import SortedIndex, key_function
@@ -307,7 +308,8 @@ def test_a_large_stores_first_sort_is_a_partial_selection_then_its_index(
     if counted and plain:
         assert built == []
     else:
-        assert {"partial_page", "first_rows"} & set(built) or listed and plain
+        assert {"partial_page", "first_rows", "narrowed_first_rows"} & set(built) or \
+            listed and plain
 
 
 class _Row:
@@ -334,3 +336,70 @@ def test_a_partial_page_is_the_page_of_the_whole_sort(values, ascending, per_pag
     got, total = partial_page(rows, spec, (), props, query)
     start = per_page * (page - 1)
     assert got == sorted(rows, key=key)[start:start + per_page] and total == len(rows)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_POD, min_size=1, max_size=30), st.lists(_EVENT, max_size=20),
+       st.sampled_from(["name", "creationTimestamp", "status", "namespace"]), st.booleans(),
+       st.lists(st.tuples(st.sampled_from(["name", "creationTimestamp", "status"]),
+                          st.booleans()), min_size=1, max_size=2),
+       st.sampled_from([(), ("a",), ("a-b",), ("a", "b")]), st.booleans(), st.integers(1, 4),
+       st.integers(1, 4), st.integers(1, 3), st.sampled_from([0, 2, 1000]), st.booleans())
+def test_a_first_sort_of_several_columns_picks_among_its_first_columns_order(
+        initial, events, column, ascending, rest, scope, mirrored, per_page, page, step,
+        limit, second):
+    """A sort of several columns asked for the first time picks its first rows among those
+    an order of its first column puts first (an index, or its mirror read backwards, the list
+    order by namespace, a few-valued column's counts; the rows of its first value read off an
+    order of the second column): the page the full selection gives."""
+    saved = orders.OFF_LOOP_BUILD, interim_module.DEPTH, view_module.NARROW_FIRST_STEP, \
+        view_module.NARROW_STEP, view_module.NARROW_LIMIT
+    orders.OFF_LOOP_BUILD, interim_module.DEPTH = 1, 0
+    view_module.NARROW_FIRST_STEP, view_module.NARROW_STEP = 1, step
+    view_module.NARROW_LIMIT = limit
+    try:
+        kind, store = _store(initial)
+        first = ((column, ascending),)
+        if column in ("name", "creationTimestamp"):   # its index, or its mirror's
+            store.orders.get(sorted_module.mirror_of(first) if mirrored else first)
+        if second and rest[0][0] != "status":   # the second column's
+            store.orders.get((rest[0],))
+        _apply(kind, store, events)
+        query = Query((), [first[0]] + rest, per_page, page)
+        built = []
+
+        async def run(fn, *args):
+            built.append(getattr(fn, "__name__", ""))
+            return fn(*args)
+
+        got = asyncio.run(StoreView(store, kind, scope, Memo()).page(query, True, _rel([]), run))
+    finally:
+        orders.OFF_LOOP_BUILD, interim_module.DEPTH, view_module.NARROW_FIRST_STEP, \
+            view_module.NARROW_STEP, view_module.NARROW_LIMIT = saved
+    order, total, status = select(kind, store.scope(scope), _rel([]), query, True)
+    assert [(r.namespace, r.name) for r in got.rows] == [
+        (r.namespace, r.name) for r in query_rows.paginate(order, query)]
+    assert got.total == total
+    spec = sort_spec(query, kind.properties)
+    if len(spec) > 1 and len(scope) < 2 and limit == 1000 and store.rows:
+        assert "narrowed_first_rows" in built
+
+
+def test_a_category_then_an_ordered_column_reads_the_second_columns_order(monkeypatch):
+    """A sort by a pod's status, then by name, asked first: the rows of the first status are
+    read off the name index (about as many rows as statuses for each one kept), none picked
+    from the whole store."""
+    monkeypatch.setattr(orders, "OFF_LOOP_BUILD", 1)
+    monkeypatch.setattr(interim_module, "DEPTH", 0)
+    phases = ["Running", "Pending", "Succeeded"]
+    kind, store = _store([_pod(ns, "p%02d" % i, _TIMES[0], phases[i % 3], [], False)
+                          for ns in ("a", "b") for i in range(30)])
+    store.orders.get((("name", False),))
+    monkeypatch.setattr(view_module, "rows_of", None)   # the whole store is not read
+    for scope in ((), ("b",)):
+        query = Query((), [("status", True), ("name", False)], 4, 2)
+        got = asyncio.run(StoreView(store, kind, scope, Memo()).page(query, False, {}, inline))
+        order, total, _status = select(kind, store.scope(scope), _rel([]), query, False)
+        assert [(r.namespace, r.name) for r in got.rows] == [
+            (r.namespace, r.name) for r in query_rows.paginate(order, query)]
+        assert got.total == total
