@@ -363,18 +363,22 @@ class MirrorOrder:
         if stop is None:
             return mirror_order(index.page(namespaces, 0, None), self.at)[start:]
         if not namespaces:
-            return _backwards(index.all, start, stop)
+            return _backwards(index.all, start, stop, self.at)
         subs = [index.by_namespace[ns] for ns in dict.fromkeys(namespaces)
                 if ns in index.by_namespace]
         if not subs:
             return []
         if len(subs) == 1:
-            return _backwards(subs[0], start, stop)
+            return _backwards(subs[0], start, stop, self.at)
         merged = heapq.merge(*map(_runs_backwards, subs), key=self.key)
         return list(itertools.islice(merged, start, stop))
 
     def rows(self, namespaces=()):
         return self.page(namespaces, 0, None)
+
+
+# Rows beyond twice a page's that ``_backwards`` turns back at once rather than run by run.
+SHORT_RUNS = 64
 
 
 def _run_at(rows, q):
@@ -383,11 +387,19 @@ def _run_at(rows, q):
     return rows.rank(first), rows.rank(first, right=True)
 
 
-def _backwards(rows, start, stop):
-    """The rows ``start:stop`` of a RowList's runs read last first (``MirrorOrder``): the run
-    holding the page's first row, found from its end, then the runs before it."""
+def _backwards(rows, start, stop, at):
+    """The rows ``start:stop`` of a RowList's runs read last first (``MirrorOrder``). Where
+    the runs the page touches are short (a name's), the rows they span are turned back at once
+    (``mirror_order``: C calls, two bisections in all); else run by run, from the run holding
+    the page's first row, found from its end, then the runs before it."""
     n = len(rows)
     stop = min(stop, n)
+    if start >= stop:
+        return []
+    lo, _end = _run_at(rows, n - stop)        # the span the page reads, whole runs
+    _begin, hi = _run_at(rows, n - 1 - start)
+    if hi - lo <= 2 * (stop - start) + SHORT_RUNS:
+        return mirror_order(rows.islice(lo, hi), at)[start - (n - hi):stop - (n - hi)]
     found = []
     while start < stop:
         lo, hi = _run_at(rows, n - 1 - start)   # a run at [lo, hi) is read at [n - hi, n - lo)

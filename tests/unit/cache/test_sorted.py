@@ -201,19 +201,20 @@ _SCOPES = st.lists(st.sampled_from(["a", "b", "kube-system"]), max_size=3, uniqu
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "kube-system"]), st.text("xyz", max_size=3),
                           st.one_of(st.integers(-3, 3), st.sampled_from(["", "R", "Run", "é"]))),
                 unique_by=lambda t: t[:2], max_size=120),
-       st.lists(st.integers(0, 119), max_size=30), st.booleans(), _SCOPES, st.integers(0, 130),
-       st.integers(0, 25), st.integers(1, 6))
+       st.lists(st.integers(0, 119), max_size=30), st.booleans(), _SCOPES, st.integers(0, 40),
+       st.integers(1, 25), st.integers(1, 6), st.sampled_from([-1000, 0, 64]))
 def test_a_page_read_backwards_off_the_mirror_is_the_indexs(rows, removed, ascending, scope,
-                                                            start, length, load):
+                                                            start, length, load, short):
     """A page of a one-property sort read off its mirror's index backwards (``MirrorOrder``:
     runs of equal values last first, each in list order) is the page of the sort's own index,
     after changes, in any scope (one namespace, several merged, all), across sublists, and
-    a whole read too."""
+    a whole read too; its span turned back at once or run by run (``short``)."""
     if len({type(value) for _, _, value in rows}) > 1:
         rows = [(ns, name, str(value)) for ns, name, value in rows]
     rows = [Keyed(*row) for row in rows]
     spec = (("value", ascending),)
     rowlist.LOAD, saved = load, rowlist.LOAD
+    sorted_module.SHORT_RUNS, saved_short = short, sorted_module.SHORT_RUNS
     try:
         source = sorted_module.SortedIndex(sorted_module.mirror_of(spec), rows, _PROPS)
         for at in sorted(set(i for i in removed if i < len(rows)), reverse=True):
@@ -225,7 +226,7 @@ def test_a_page_read_backwards_off_the_mirror_is_the_indexs(rows, removed, ascen
         assert order.page(scope, start, None) == expected.page(scope, start, None)
         assert order.count(scope) == expected.count(scope)
     finally:
-        rowlist.LOAD = saved
+        rowlist.LOAD, sorted_module.SHORT_RUNS = saved, saved_short
 
 
 def test_a_mirror_page_costs_a_bisection_a_run_not_a_row():
