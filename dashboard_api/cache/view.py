@@ -19,7 +19,8 @@ The store decides how a page is read, not its caller:
   the same sort asked again meanwhile (the next page, a refresh) is no selection again. A sort
   by a property whose values are few (a status, an event's reason) needs neither: its page is
   read off the store's list order by the counts of its values (cache/categories.py), unless
-  it lies too deep;
+  it lies too deep. A sort of several columns selects among the rows an order of its first
+  column puts first (``_narrowed``: its index either way round, its counts), not the scope;
 - **else by a selection** of the scope's rows (query/page.py ``select``), remembered in the
   cache's Memo until the store or a related read it used changes.
 
