@@ -403,10 +403,10 @@ def _backwards(rows, start, stop, at):
     found = []
     while start < stop:
         lo, hi = _run_at(rows, n - 1 - start)   # a run at [lo, hi) is read at [n - hi, n - lo)
-        at = lo + start - (n - hi)
-        end = min(hi, at + stop - start)
-        found += rows.islice(at, end)
-        start += end - at
+        begin = lo + start - (n - hi)
+        end = min(hi, begin + stop - start)
+        found += rows.islice(begin, end)
+        start += end - begin
     return found
 
 
