@@ -115,8 +115,11 @@ class StoreView:
         plain = object_part(query.filters, kind) if related else query.filters
         filters = bind_filters(plain, kind) if filtering and plain else ()
         if store.orders.large(len(store)):
+            # a mirror read backwards for one page of all namespaces or one (merging several
+            # costs two bisections a row skipped, on the loop)
             index, build = self._ready(spec, filters, filtering, run,
-                                       paged=bool(query.page and query.items_per_page))
+                                       paged=bool(query.page and query.items_per_page)
+                                       and len(self.namespaces) <= 1)
             if index is None and not filtering:   # a category's page: read by its counts
                 found = self._counted(spec, query, status, rel)
                 if found is not None:
@@ -248,7 +251,7 @@ class StoreView:
         the order (an index, either way round, or the list order by namespace), or for a
         few-valued first column, the values up to that one, by their counts (the executor
         picks their rows); None when neither is there, the scope merges several namespaces,
-        or the run is longer than NARROW_LIMIT rows."""
+        or the rows to read on the loop pass NARROW_LIMIT (a deep page, a long run)."""
         orders, names = self.store.orders, self.namespaces
         if len(spec) < 2 or len(names) > 1:
             return None
@@ -262,7 +265,7 @@ class StoreView:
                     return found
             return at, wanted
         order = orders.ready(first, paged=True)
-        if order is None:
+        if order is None or count > NARROW_LIMIT:   # a deep page: not read on the loop
             return None
         at = single_value(first, self.kind.properties)[0]
         found = order.page(names, 0, count)
