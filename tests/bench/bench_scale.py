@@ -138,8 +138,9 @@ FIRST_PAGES = {
                   ("a,name", "")],
 }
 # Sorts no index holds and no count answers, asked right after FIRST_PAGES: two columns (an API
-# client's; the web UI sends one), each answered by a partial selection of the whole store
-# (issue #41: a sort asked for the first time answers within 250 ms). Reported apart.
+# client's; the web UI sends one), each a selection among the rows its first column's order
+# puts first (cache/view.py ``_narrowed``; the whole store's before it) (issue #41: a sort asked
+# for the first time answers within 250 ms). Reported apart.
 FIRST_SELECTIONS = {
     "event": [("a,reason,d,lastSeen", "")],
     "pod": [("a,status,d,name", "")],
